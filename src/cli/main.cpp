@@ -1,0 +1,31 @@
+// `corral` entry point: parse the command line, run one verb, exit with its status.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "cli/exit_status.hpp"
+#include "cli/verbs.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"corral: run untrusted commands in policy-narrowed sandboxes", "corral"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "corral 0.1.0");
+
+  corral::cli::VerbAction action;
+  corral::cli::add_run_verb(app, action);
+  corral::cli::add_policy_verb(app, action);
+  corral::cli::add_doctor_verb(app, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    if (rc == 0) return 0;  // --help, --version
+    // `run` promises 125 for anything that fails before the command starts.
+    bool is_run = argc > 1 && std::strcmp(argv[1], "run") == 0;
+    return is_run ? corral::exit_status::corral_failed : corral::exit_status::usage;
+  }
+  if (!action) return corral::exit_status::usage;
+  return action();
+}

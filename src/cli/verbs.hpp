@@ -1,0 +1,17 @@
+// Registration of `corral` subcommands; one file per verb implements one add_*_verb.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace corral::cli {
+
+// A verb's registration sets `action` from its CLI11 callback; main() runs it after parsing
+// and exits with what it returns (DESIGN.md's exit statuses).
+using VerbAction = std::function<int()>;
+
+void add_run_verb(CLI::App& app, VerbAction& action);
+void add_policy_verb(CLI::App& app, VerbAction& action);
+void add_doctor_verb(CLI::App& app, VerbAction& action);
+
+}  // namespace corral::cli

@@ -1,0 +1,69 @@
+// The policy model: plain data every layer reads and none mutates after it is resolved.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace corral {
+
+enum class NetMode { none, allowlist, all };
+
+const char* net_mode_name(NetMode m);
+
+// A policy as written (by defaults, a TOML file, srt settings, CLI flags). Paths may still hold
+// "~", "." (the workspace), relative paths and globs; resolve_policy() turns it into an
+// EffectivePolicy. Later layers append to the lists; a flag that names a scalar overrides it.
+struct Policy {
+  struct Filesystem {
+    std::vector<std::string> read_deny;    // unreadable inside (dir: also not writable)
+    std::vector<std::string> read_allow;   // re-opens a path inside a denied one (read-only)
+    std::vector<std::string> write_allow;  // writable; "." is the workspace
+    std::vector<std::string> write_deny;   // read-only even inside write_allow
+    std::vector<std::string> read_only;    // extra read-only binds (--ro); the host root is ro anyway
+  } filesystem;
+
+  struct Network {
+    NetMode mode = NetMode::none;
+    std::vector<std::string> allow;  // host, *.suffix, optional :port
+    std::vector<std::string> deny;   // checked first
+    bool allow_local_binding = false;
+  } network;
+
+  struct Env {
+    std::vector<std::string> pass;            // names (or NAME_* prefixes) taken from the caller
+    std::map<std::string, std::string> set;   // set inside, applied after pass
+  } env;
+
+  struct Limits {
+    std::optional<std::uint64_t> memory_bytes;
+    std::optional<std::uint64_t> pids;
+    std::optional<double> cpus;
+    std::optional<std::chrono::milliseconds> timeout;
+    std::optional<std::uint64_t> output_bytes;
+  } limits;
+
+  std::string workspace;  // directory made writable as "."; empty = the caller's cwd
+};
+
+// A policy after resolution: every path absolute, "~" and "." expanded, globs expanded against
+// the host, symlinks resolved, duplicates removed, lists sorted where order does not matter.
+// Two equal EffectivePolicies enforce the same thing; policy_hash() hashes this form.
+struct EffectivePolicy {
+  std::string workspace;                    // absolute, exists, is a directory
+  struct Filesystem {
+    std::vector<std::string> read_deny;     // existing host paths only (nothing to hide otherwise)
+    std::vector<std::string> read_allow;
+    std::vector<std::string> write_allow;   // includes the workspace
+    std::vector<std::string> write_deny;
+    std::vector<std::string> read_only;
+  } filesystem;
+  Policy::Network network;
+  Policy::Env env;
+  Policy::Limits limits;
+};
+
+}  // namespace corral

@@ -1,0 +1,45 @@
+// Helpers for integration tests: run the real `corral` binary and capture what it prints.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace corral::test {
+
+struct CliResult {
+  int exit_code = -1;  // exit status, or 128+N if corral itself died of signal N
+  std::string out;
+  std::string err;
+};
+
+struct CliOptions {
+  std::string cwd;                                   // empty: the test's cwd
+  std::optional<std::map<std::string, std::string>> env;  // empty: inherit the test's env
+  std::string stdin_data;
+  int timeout_seconds = 60;                          // the test fails (SIGKILL) past this
+};
+
+// Runs CORRAL_BINARY with `args` and waits for it.
+CliResult run_corral(const std::vector<std::string>& args, const CliOptions& opts = {});
+
+// A fresh directory under /tmp removed when the object dies.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+void write_file(const std::string& path, const std::string& content);
+std::string read_file(const std::string& path);
+bool path_exists(const std::string& path);
+
+}  // namespace corral::test
