@@ -21,12 +21,24 @@ extern char** environ;
 
 namespace corral::test {
 
+std::string corral_binary() {
+  const char* over = getenv("CORRAL_BINARY");
+  return over && *over ? over : CORRAL_BINARY;
+}
+
+std::string test_data_dir() {
+  const char* over = getenv("CORRAL_TEST_DATA");
+  return over && *over ? over : CORRAL_TEST_DATA;
+}
+
+bool unprivileged_lane() { return getuid() != 0; }
+
 CliResult run_corral(const std::vector<std::string>& args, const CliOptions& opts) {
   int out_pipe[2], err_pipe[2], in_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC) || pipe2(in_pipe, O_CLOEXEC))
     throw std::runtime_error("pipe2 failed");
 
-  std::vector<std::string> argv_s{CORRAL_BINARY};
+  std::vector<std::string> argv_s{corral_binary()};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());

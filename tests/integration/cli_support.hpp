@@ -21,7 +21,14 @@ struct CliOptions {
   int timeout_seconds = 60;                          // the test fails (SIGKILL) past this
 };
 
-// Runs CORRAL_BINARY with `args` and waits for it.
+// The binary under test: $CORRAL_BINARY, else the one this build made.
+std::string corral_binary();
+// tests/data: $CORRAL_TEST_DATA, else the source tree's.
+std::string test_data_dir();
+// True when the suite runs as an unprivileged user (scripts/test's second lane).
+bool unprivileged_lane();
+
+// Runs corral_binary() with `args` and waits for it.
 CliResult run_corral(const std::vector<std::string>& args, const CliOptions& opts = {});
 
 // A fresh directory under /tmp removed when the object dies.

@@ -1,0 +1,43 @@
+// Everything the sandbox child needs, computed by the parent before clone3 so that the child
+// only reads memory and makes syscalls (no allocation, no locks: see linux/process.hpp).
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "enforce/mount_plan.hpp"
+
+namespace corral {
+
+struct ChildConfig {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  bool private_network = true;
+  std::string hostname = "corral";
+
+  MountPlan plan;
+  std::vector<std::string> rel_targets;        // plan.ops[i].target relative to the new root
+  std::vector<std::string> rel_readonly_last;  // plan.remount_readonly_last, relative
+  std::vector<int> source_fds;                 // scratch: one slot per op, filled by the child
+
+  std::vector<std::string> argv_storage;
+  std::vector<char*> argv;                     // null-terminated, points into argv_storage
+  std::vector<std::string> env_storage;
+  std::vector<char*> envp;                     // null-terminated, points into env_storage
+  std::string cwd;                             // where the command starts
+  std::string fallback_cwd;                    // used when cwd is not visible inside
+
+  int ctl_fd = -1;                             // child end of the control socketpair
+  int stdio_fds[3] = {-1, -1, -1};             // -1: inherit corral's own
+};
+
+// Fills rel_targets, rel_readonly_last, source_fds, argv and envp from the other fields.
+void finalize_child_config(ChildConfig& config);
+
+// The child's whole life: set up the sandbox (contain.cpp), then act as its init (init.cpp).
+// Never returns; exits 125 after reporting a setup failure to the parent.
+[[noreturn]] void child_main(ChildConfig& config);
+
+}  // namespace corral

@@ -1,0 +1,51 @@
+// The mount plan: which mounts build the sandbox's root, in which order. Computed in the parent
+// from an EffectivePolicy (pure, unit-tested); executed step by step by the child (contain.cpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "policy/policy.hpp"
+
+namespace corral {
+
+enum class MountOpKind {
+  root_readonly,  // the host's whole tree, cloned recursively, every mount read-only
+  tmpfs,          // a fresh private tmpfs (mode in `mode`)
+  proc,           // a fresh procfs for the sandbox's pid namespace
+  sysfs,          // a fresh read-only sysfs (only with a private network namespace)
+  dev,            // a tmpfs /dev with null, zero, full, random, urandom, tty, pts, shm
+  bind_rw,        // host `source` at `target`, writable
+  bind_ro,        // host `source` at `target`, read-only
+  deny_dir,       // an empty read-only tmpfs over a directory (mode 000, 0111 to reach allows)
+  deny_file,      // an empty mode-000 file bound read-only over a file
+  readonly_self,  // `target` (already visible) re-bound onto itself read-only
+};
+
+const char* mount_op_kind_name(MountOpKind kind);
+
+struct MountOp {
+  MountOpKind kind;
+  std::string source;    // host path for binds; empty otherwise
+  std::string target;    // absolute path inside the sandbox
+  bool is_dir = true;    // what kind of mount point to create when missing
+  unsigned mode = 0;     // tmpfs / deny_dir root mode
+  bool optional = false; // skip silently when the target does not exist (e.g. /proc/bus)
+  std::string reason;    // why this mount exists, for `policy show` and errors
+};
+
+struct MountPlanOptions {
+  bool private_network = true;  // fresh sysfs only works in a network namespace we own
+};
+
+struct MountPlan {
+  std::vector<MountOp> ops;      // in execution order
+  std::vector<std::string> remount_readonly_last;  // targets made read-only once all are mounted
+};
+
+// Orders user mounts by depth so that a deeper path is mounted on top of its parent, and at equal
+// paths applies rw, then ro, then deny, then read_allow: the most specific rule is mounted last
+// and wins.
+MountPlan build_mount_plan(const EffectivePolicy& policy, const MountPlanOptions& options);
+
+}  // namespace corral

@@ -1,0 +1,41 @@
+// The run record of DESIGN.md: one JSON object describing what a run did.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace corral {
+
+struct Violation {
+  std::string kind;     // "filesystem", "seccomp", "network", "limit", ...
+  std::string time;     // RFC 3339, UTC
+  std::string subject;  // the path, host or syscall involved
+  std::string detail;
+};
+
+struct RunRecord {
+  std::string id;
+  std::vector<std::string> argv;
+  int exit_code = 0;                  // DESIGN.md's contract (124..127, 128+N, or the command's)
+  std::optional<int> signal;          // the signal that killed the command, if any
+  bool timed_out = false;
+  bool oom_killed = false;
+  bool cancelled = false;
+  std::int64_t duration_ms = 0;
+  std::int64_t cpu_ms = 0;            // user + system of every process the sandbox reaped
+  std::uint64_t peak_memory_bytes = 0;  // largest resident set of a single process
+  std::string policy_hash;
+  std::vector<Violation> violations;
+  std::vector<std::string> writes;
+  std::optional<std::string> error;   // why the command did not run (126/127/125)
+  std::vector<std::string> not_enforced;  // parts of the policy this kernel could not enforce
+  std::vector<std::string> not_observed;  // kinds of violation this build cannot observe yet
+};
+
+nlohmann::ordered_json record_to_json(const RunRecord& record);
+std::string signal_name(int sig);  // "SIGKILL"
+
+}  // namespace corral

@@ -1,0 +1,326 @@
+// One-shot runs: prepare the child's configuration, clone it into new namespaces, supervise it
+// (signals, time limit, output), and turn what happened into a RunRecord.
+#include "enforce/run.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "enforce/child_config.hpp"
+#include "enforce/env.hpp"
+#include "enforce/messages.hpp"
+#include "linux/probe.hpp"
+#include "linux/process.hpp"
+#include "policy/show.hpp"
+
+namespace corral {
+namespace {
+
+Error setup_error(Errc code, std::string message) { return make_error(code, std::move(message)); }
+
+std::string relative_to_root(const std::string& path) {
+  if (path == "/") return ".";
+  return path.substr(1);
+}
+
+// Refuses what this build cannot enforce yet, rather than pretending to.
+Result<void> check_enforceable(const EffectivePolicy& policy) {
+  const auto& lim = policy.limits;
+  std::vector<std::string> missing;
+  if (policy.network.mode == NetMode::allowlist)
+    missing.push_back("network mode \"allowlist\" (filtered egress is not implemented yet; use "
+                      "--net none or --net all)");
+  if (lim.memory_bytes) missing.push_back("limits.memory (cgroup limits are not implemented yet)");
+  if (lim.pids) missing.push_back("limits.pids (cgroup limits are not implemented yet)");
+  if (lim.cpus) missing.push_back("limits.cpus (cgroup limits are not implemented yet)");
+  if (lim.output_bytes) missing.push_back("limits.output (output limits are not implemented yet)");
+  if (missing.empty()) return {};
+  std::string msg = "this policy asks for what corral cannot enforce yet, so nothing was run:";
+  for (const auto& m : missing) msg += "\n  - " + m;
+  return setup_error(Errc::unsupported, msg);
+}
+
+Result<void> check_kernel(const EffectivePolicy& policy) {
+  Features features = probe_features();
+  Requirements req = check_requirements(features, policy);
+  if (req.errors.empty()) return {};
+  std::string msg = "this kernel cannot enforce the policy (run `corral doctor` for fixes):";
+  for (const auto& e : req.errors) msg += "\n  - " + e;
+  return setup_error(Errc::unsupported, msg);
+}
+
+std::vector<char*> pointers_to(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  out.reserve(strings.size() + 1);
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+std::int64_t ms_of(const timeval& tv) {
+  return static_cast<std::int64_t>(tv.tv_sec) * 1000 + tv.tv_usec / 1000;
+}
+
+}  // namespace
+
+void finalize_child_config(ChildConfig& c) {
+  c.rel_targets.clear();
+  for (const auto& op : c.plan.ops) c.rel_targets.push_back(relative_to_root(op.target));
+  c.rel_readonly_last.clear();
+  for (const auto& t : c.plan.remount_readonly_last) c.rel_readonly_last.push_back(relative_to_root(t));
+  c.source_fds.assign(c.plan.ops.size(), -1);
+  c.argv = pointers_to(c.argv_storage);
+  c.envp = pointers_to(c.env_storage);
+}
+
+std::string new_run_id() {
+  unsigned char bytes[8];
+  if (getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) {
+    auto t = std::chrono::steady_clock::now().time_since_epoch().count();
+    std::memcpy(bytes, &t, sizeof bytes);
+  }
+  std::string id = "run-";
+  for (unsigned char b : bytes) id += fmt::format("{:02x}", b);
+  return id;
+}
+
+Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
+  if (request.argv.empty()) return setup_error(Errc::invalid_input, "no command given");
+  if (auto r = check_enforceable(request.policy); !r) return std::move(r).error();
+  if (auto r = check_kernel(request.policy); !r) return std::move(r).error();
+
+  std::unique_ptr<Execution> exe(new Execution());
+  RunRecord& rec = exe->record_;
+  rec.id = request.id.empty() ? new_run_id() : request.id;
+  rec.argv = request.argv;
+  rec.policy_hash = policy_hash(request.policy);
+  rec.not_observed = {"filesystem", "seccomp", "network", "limit"};
+
+  ChildConfig cfg;
+  cfg.uid = getuid();
+  cfg.gid = getgid();
+  cfg.private_network = request.policy.network.mode != NetMode::all;
+  cfg.plan = build_mount_plan(request.policy, MountPlanOptions{cfg.private_network});
+  for (const auto& op : cfg.plan.ops)
+    exe->op_descriptions_.push_back(fmt::format("{} {}", mount_op_kind_name(op.kind), op.target));
+  cfg.argv_storage = request.argv;
+  const auto host_env = request.host_env.empty() ? current_environment() : request.host_env;
+  cfg.env_storage = build_child_env(request.policy.env, host_env, request.env_overlay);
+  cfg.cwd = request.cwd.empty() ? request.policy.workspace : request.cwd;
+  cfg.fallback_cwd = request.policy.workspace;
+  finalize_child_config(cfg);
+
+  int sp[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0)
+    return setup_error(Errc::setup_failed, std::string("socketpair: ") + std::strerror(errno));
+  exe->ctl_.reset(sp[0]);
+  UniqueFd child_ctl(sp[1]);
+  cfg.ctl_fd = child_ctl.get();
+
+  UniqueFd child_in, child_out, child_err;
+  if (request.stdio == StdioMode::pipe) {
+    int out[2], err[2];
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
+      return setup_error(Errc::setup_failed, std::string("pipe: ") + std::strerror(errno));
+    exe->out_.reset(out[0]);
+    child_out.reset(out[1]);
+    exe->err_.reset(err[0]);
+    child_err.reset(err[1]);
+    child_in.reset(open("/dev/null", O_RDONLY | O_CLOEXEC));
+    cfg.stdio_fds[0] = child_in.get();
+    cfg.stdio_fds[1] = child_out.get();
+    cfg.stdio_fds[2] = child_err.get();
+  }
+
+  std::uint64_t flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
+  if (cfg.private_network) flags |= CLONE_NEWNET;
+  exe->started_ = std::chrono::steady_clock::now();
+  if (request.policy.limits.timeout) exe->deadline_ = exe->started_ + *request.policy.limits.timeout;
+
+  CloneResult cr = clone_into_namespaces(flags);
+  if (cr.pid == 0) child_main(cfg);  // never returns
+  if (cr.pid < 0)
+    return setup_error(Errc::setup_failed,
+                       std::string("cannot create the sandbox's namespaces (clone3): ") +
+                           std::strerror(errno) + "; run `corral doctor`");
+  exe->pid_ = cr.pid;
+  exe->pidfd_.reset(cr.pidfd);
+
+  ParentMsg go{1};
+  if (send(exe->ctl_.get(), &go, sizeof go, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof go)) {
+    // The child died before we could release it; wait() reports what it said.
+  }
+  return exe;
+}
+
+Execution::~Execution() {
+  if (!finished_ && pidfd_.valid()) {
+    cancel();
+    int status;
+    waitpid(pid_, &status, 0);
+  }
+}
+
+void Execution::signal(int sig) {
+  if (pidfd_.valid() && !finished_) pidfd_signal(pidfd_.get(), sig);
+}
+
+void Execution::cancel() {
+  if (pidfd_.valid() && !finished_) {
+    record_.cancelled = true;
+    pidfd_signal(pidfd_.get(), SIGKILL);
+  }
+}
+
+Result<RunRecord> Execution::wait(const WaitOptions& options) {
+  if (finished_) return record_;
+  std::optional<ChildMsg> setup_failure, exec_failure, exited;
+  auto take_messages = [&](bool blocking) {
+    ChildMsg msg;
+    for (;;) {
+      ssize_t n = recv(ctl_.get(), &msg, sizeof msg, blocking ? 0 : MSG_DONTWAIT);
+      if (n < 0 && errno == EINTR) continue;
+      if (n != static_cast<ssize_t>(sizeof msg)) return;
+      if (msg.type == ChildMsgType::setup_failed) setup_failure = msg;
+      if (msg.type == ChildMsgType::exec_failed) exec_failure = msg;
+      if (msg.type == ChildMsgType::exited) exited = msg;
+      if (blocking) return;
+    }
+  };
+
+  bool pump = static_cast<bool>(options.on_stdout) || static_cast<bool>(options.on_stderr);
+  bool out_open = pump && out_.valid(), err_open = pump && err_.valid();
+  bool child_gone = false;
+  int status = 0;
+  rusage usage{};
+  std::vector<char> buf(pump ? 1 << 16 : 0);
+
+  while (!child_gone || out_open || err_open) {
+    pollfd fds[5];
+    int n = 0;
+    int i_pid = -1, i_ctl = -1, i_sig = -1, i_out = -1, i_err = -1;
+    if (!child_gone) {
+      fds[n] = {pidfd_.get(), POLLIN, 0}; i_pid = n++;
+      fds[n] = {ctl_.get(), POLLIN, 0}; i_ctl = n++;
+      if (options.signal_fd >= 0) { fds[n] = {options.signal_fd, POLLIN, 0}; i_sig = n++; }
+    }
+    if (out_open) { fds[n] = {out_.get(), POLLIN, 0}; i_out = n++; }
+    if (err_open) { fds[n] = {err_.get(), POLLIN, 0}; i_err = n++; }
+
+    int timeout_ms = -1;
+    if (deadline_ && !child_gone && !record_.timed_out) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          *deadline_ - std::chrono::steady_clock::now()).count();
+      if (left <= 0) {
+        record_.timed_out = true;
+        pidfd_signal(pidfd_.get(), SIGKILL);  // init's death takes the whole namespace
+        continue;
+      }
+      timeout_ms = static_cast<int>(std::min<long long>(left, 1 << 30));
+    }
+    int r = poll(fds, static_cast<nfds_t>(n), timeout_ms);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return setup_error(Errc::internal, std::string("poll: ") + std::strerror(errno));
+    }
+    if (i_ctl >= 0 && fds[i_ctl].revents) take_messages(false);
+    if (i_sig >= 0 && (fds[i_sig].revents & POLLIN)) {
+      signalfd_siginfo si;
+      if (read(options.signal_fd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+        // A terminal already delivered it to the command (same process group).
+        if (si.ssi_code != SI_KERNEL) pidfd_signal(pidfd_.get(), static_cast<int>(si.ssi_signo));
+      }
+    }
+    auto drain = [&](int idx, UniqueFd& fd, bool& open, const auto& sink) {
+      if (idx < 0 || !fds[idx].revents) return;
+      ssize_t got = read(fd.get(), buf.data(), buf.size());
+      if (got > 0) {
+        if (sink) sink(buf.data(), static_cast<size_t>(got));
+      } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+        open = false;
+      }
+    };
+    drain(i_out, out_, out_open, options.on_stdout);
+    drain(i_err, err_, err_open, options.on_stderr);
+    if (i_pid >= 0 && (fds[i_pid].revents & POLLIN)) {
+      while (wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
+      }
+      child_gone = true;
+      take_messages(false);
+    }
+  }
+  finished_ = true;
+
+  auto end = std::chrono::steady_clock::now();
+  record_.duration_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(end - started_).count();
+  record_.cpu_ms = ms_of(usage.ru_utime) + ms_of(usage.ru_stime);
+  record_.peak_memory_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+
+  if (setup_failure) {
+    const ChildMsg& m = *setup_failure;
+    std::string where = setup_step_name(m.step);
+    if ((m.step == SetupStep::mount_op || m.step == SetupStep::clone_sources) &&
+        m.op_index < op_descriptions_.size())
+      where += " (" + op_descriptions_[m.op_index] + ")";
+    return setup_error(Errc::setup_failed,
+                       fmt::format("sandbox setup failed while {}: {}", where, std::strerror(m.err)));
+  }
+  if (exec_failure) {
+    int e = exec_failure->err;
+    record_.exit_code = e == ENOENT ? 127 : 126;
+    record_.error = e == ENOENT
+                        ? fmt::format("{}: command not found", record_.argv[0])
+                        : fmt::format("{}: cannot execute: {}", record_.argv[0], std::strerror(e));
+    return record_;
+  }
+  if (record_.timed_out) {
+    record_.exit_code = 124;
+    record_.signal = SIGKILL;
+  } else if (exited) {
+    int ws = exited->wait_status;
+    if (WIFEXITED(ws)) {
+      record_.exit_code = WEXITSTATUS(ws);
+    } else if (WIFSIGNALED(ws)) {
+      record_.signal = WTERMSIG(ws);
+      record_.exit_code = 128 + WTERMSIG(ws);
+    }
+  } else if (WIFSIGNALED(status)) {
+    // init itself was killed (cancel, or from outside): the command died with it.
+    record_.signal = WTERMSIG(status);
+    record_.exit_code = 128 + WTERMSIG(status);
+  } else {
+    // init exited without a report: it failed before it could send one.
+    return setup_error(Errc::setup_failed,
+                       fmt::format("sandbox init exited with status {} before starting the command",
+                                   WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+  }
+  return record_;
+}
+
+Result<CapturedRun> run_and_capture(RunRequest request) {
+  request.stdio = StdioMode::pipe;
+  auto started = start_run(std::move(request));
+  if (!started) return std::move(started).error();
+  CapturedRun out;
+  Execution::WaitOptions opts;
+  opts.on_stdout = [&](const char* p, size_t n) { out.stdout_data.append(p, n); };
+  opts.on_stderr = [&](const char* p, size_t n) { out.stderr_data.append(p, n); };
+  auto rec = (*started)->wait(opts);
+  if (!rec) return std::move(rec).error();
+  out.record = std::move(*rec);
+  return out;
+}
+
+}  // namespace corral

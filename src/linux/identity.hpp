@@ -1,0 +1,23 @@
+// Child-side identity and privilege steps: id maps, capabilities, no_new_privs, securebits.
+// Each returns 0 or an errno value and allocates nothing (see linux/mount.hpp).
+#pragma once
+
+#include <sys/types.h>
+
+namespace corral::ident {
+
+// Maps `uid`/`gid` of the parent namespace to the same ids inside the calling process's new
+// user namespace (one line each; setgroups denied, as an unprivileged caller must).
+int write_self_id_maps(uid_t uid, gid_t gid);
+
+// Empties the bounding, ambient, inheritable, permitted and effective sets.
+int drop_all_capabilities();
+
+int set_no_new_privs();
+
+// Locks securebits so that uid 0 inside never regains capabilities through execve or setuid.
+int lock_securebits();
+
+int set_non_dumpable();
+
+}  // namespace corral::ident

@@ -1,0 +1,35 @@
+// clone3 and pidfd wrappers. clone3 is used (not clone) because it returns a pidfd atomically
+// and because CLONE_INTO_CGROUP, which the cgroup layer wants, exists only there.
+#include "linux/process.hpp"
+
+#include <linux/sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace corral {
+
+CloneResult clone_into_namespaces(std::uint64_t ns_flags) {
+  CloneResult res;
+  int pidfd = -1;
+  clone_args args;
+  std::memset(&args, 0, sizeof args);
+  args.flags = ns_flags | CLONE_PIDFD;
+  args.pidfd = reinterpret_cast<std::uint64_t>(&pidfd);
+  args.exit_signal = SIGCHLD;
+  long r = syscall(SYS_clone3, &args, sizeof args);
+  if (r < 0) return res;
+  res.pid = static_cast<pid_t>(r);
+  if (r > 0) res.pidfd = pidfd;
+  return res;
+}
+
+// Raw syscall: glibc 2.36 declares pidfd_send_signal without C linkage for C++.
+int pidfd_signal(int pidfd, int sig) {
+  return static_cast<int>(syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0));
+}
+
+}  // namespace corral

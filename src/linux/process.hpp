@@ -1,0 +1,22 @@
+// Process primitives: clone3 into new namespaces with a pidfd, and pidfd signalling.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+
+namespace corral {
+
+struct CloneResult {
+  pid_t pid = -1;   // 0 in the child, the child's pid in the parent, -1 on failure (errno set)
+  int pidfd = -1;   // parent only: a pidfd for the child (CLOEXEC)
+};
+
+// clone3() with `ns_flags` (CLONE_NEW*), CLONE_PIDFD and SIGCHLD as exit signal. Behaves like
+// fork(): returns twice. The child must not rely on glibc's atfork handlers (they do not run),
+// so it must not take locks another thread may hold (no malloc, no stdio) — see enforce/contain.
+CloneResult clone_into_namespaces(std::uint64_t ns_flags);
+
+int pidfd_signal(int pidfd, int sig);
+
+}  // namespace corral
