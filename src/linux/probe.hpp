@@ -25,8 +25,9 @@ struct Features {
   bool seccomp_filter = false;
   bool seccomp_user_notif = false;
   bool cgroup_v2 = false;        // a cgroup2 hierarchy with controllers we can use
-  std::vector<std::string> cgroup_v1_controllers;   // mounted v1 controllers among memory,pids,cpu
-  std::vector<std::string> cgroup_v2_controllers;
+  // Usable = mounted and our own cgroup there is writable (we can create a child for the run).
+  std::vector<std::string> cgroup_v1_controllers;   // usable v1 controllers among memory,pids,cpu
+  std::vector<std::string> cgroup_v2_controllers;   // usable v2 controllers (all of them)
   bool overlayfs = false;
   bool clone3 = false;
   bool pidfd = false;
@@ -34,8 +35,15 @@ struct Features {
   std::vector<FeatureCheck> checks;  // one per feature, for `corral doctor`
 };
 
+// quick: files and harmless syscalls only (forks only when sysctls cannot decide userns), for
+// every `corral run`. thorough: also forks a child that really unshares each namespace, mounts
+// overlayfs and uses the mount API inside a user namespace, and creates a child cgroup
+// (`corral doctor`).
+enum class ProbeDepth { quick, thorough };
+
 // Runs every probe. Cheap enough for each `corral run` (fork-free checks where possible).
-Features probe_features();
+Features probe_features();  // = probe_features(ProbeDepth::quick)
+Features probe_features(ProbeDepth depth);
 
 // What `policy` needs that `features` lacks: errors mean refuse (exit 125), warnings mean degraded.
 struct Requirements {
