@@ -35,6 +35,11 @@ bool is_directory(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+bool path_exists(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0;
+}
+
 bool is_inside(const std::string& path, const std::string& dir) {
   if (dir == "/") return true;
   return path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
@@ -47,6 +52,13 @@ struct UserMount {
 };
 
 }  // namespace
+
+std::vector<std::string> unprotected_write_deny(const EffectivePolicy& policy) {
+  std::vector<std::string> out;
+  for (const auto& p : policy.filesystem.write_deny)
+    if (!path_exists(p)) out.push_back(p);
+  return out;
+}
 
 MountPlan build_mount_plan(const EffectivePolicy& policy, const MountPlanOptions& options) {
   MountPlan plan;
@@ -70,6 +82,11 @@ MountPlan build_mount_plan(const EffectivePolicy& policy, const MountPlanOptions
                      p == policy.workspace ? "workspace" : "write_allow"}, 0});
   for (const auto& p : fs.read_only)
     user.push_back({{MountOpKind::bind_ro, p, p, is_directory(p), 0, false, "read_only"}, 1});
+  // write_deny paths that exist are bound read-only over themselves; ones that do not exist yet
+  // cannot be protected by a mount (see unprotected_write_deny()).
+  for (const auto& p : fs.write_deny)
+    if (path_exists(p))
+      user.push_back({{MountOpKind::bind_ro, p, p, is_directory(p), 0, false, "write_deny"}, 1});
   for (const auto& p : fs.read_deny) {
     bool dir = is_directory(p);
     bool reopened = std::any_of(fs.read_allow.begin(), fs.read_allow.end(),

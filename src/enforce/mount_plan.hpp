@@ -48,4 +48,8 @@ struct MountPlan {
 // and wins.
 MountPlan build_mount_plan(const EffectivePolicy& policy, const MountPlanOptions& options);
 
+// write_deny paths a mount cannot protect because they do not exist yet (a file the command
+// could create). The run record lists them under not_enforced.
+std::vector<std::string> unprotected_write_deny(const EffectivePolicy& policy);
+
 }  // namespace corral

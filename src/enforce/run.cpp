@@ -106,6 +106,9 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   rec.argv = request.argv;
   rec.policy_hash = policy_hash(request.policy);
   rec.not_observed = {"filesystem", "seccomp", "network", "limit"};
+  for (const auto& p : unprotected_write_deny(request.policy))
+    rec.not_enforced.push_back("filesystem.write_deny " + p +
+                               ": does not exist yet, so no mount protects it if created");
 
   ChildConfig cfg;
   cfg.uid = getuid();
@@ -186,16 +189,20 @@ void Execution::cancel() {
 Result<RunRecord> Execution::wait(const WaitOptions& options) {
   if (finished_) return record_;
   std::optional<ChildMsg> setup_failure, exec_failure, exited;
-  auto take_messages = [&](bool blocking) {
+  bool ctl_open = true;
+  auto take_messages = [&] {
     ChildMsg msg;
-    for (;;) {
-      ssize_t n = recv(ctl_.get(), &msg, sizeof msg, blocking ? 0 : MSG_DONTWAIT);
+    while (ctl_open) {
+      ssize_t n = recv(ctl_.get(), &msg, sizeof msg, MSG_DONTWAIT);
       if (n < 0 && errno == EINTR) continue;
-      if (n != static_cast<ssize_t>(sizeof msg)) return;
+      if (n < 0 && errno == EAGAIN) return;
+      if (n != static_cast<ssize_t>(sizeof msg)) {
+        ctl_open = false;  // EOF: init is gone (or sent garbage)
+        return;
+      }
       if (msg.type == ChildMsgType::setup_failed) setup_failure = msg;
       if (msg.type == ChildMsgType::exec_failed) exec_failure = msg;
       if (msg.type == ChildMsgType::exited) exited = msg;
-      if (blocking) return;
     }
   };
 
@@ -212,7 +219,7 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
     int i_pid = -1, i_ctl = -1, i_sig = -1, i_out = -1, i_err = -1;
     if (!child_gone) {
       fds[n] = {pidfd_.get(), POLLIN, 0}; i_pid = n++;
-      fds[n] = {ctl_.get(), POLLIN, 0}; i_ctl = n++;
+      if (ctl_open) { fds[n] = {ctl_.get(), POLLIN, 0}; i_ctl = n++; }
       if (options.signal_fd >= 0) { fds[n] = {options.signal_fd, POLLIN, 0}; i_sig = n++; }
     }
     if (out_open) { fds[n] = {out_.get(), POLLIN, 0}; i_out = n++; }
@@ -234,7 +241,7 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
       if (errno == EINTR) continue;
       return setup_error(Errc::internal, std::string("poll: ") + std::strerror(errno));
     }
-    if (i_ctl >= 0 && fds[i_ctl].revents) take_messages(false);
+    if (i_ctl >= 0 && fds[i_ctl].revents) take_messages();
     if (i_sig >= 0 && (fds[i_sig].revents & POLLIN)) {
       signalfd_siginfo si;
       if (read(options.signal_fd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
@@ -257,7 +264,7 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
       while (wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
       }
       child_gone = true;
-      take_messages(false);
+      take_messages();
     }
   }
   finished_ = true;

@@ -128,3 +128,31 @@ TEST_F(MountPlanTest, EqualPathsLetTheMostSpecificRuleWin) {
 
 }  // namespace
 }  // namespace corral
+
+namespace corral {
+namespace {
+
+TEST(MountPlanWriteDeny, ExistingPathsAreBoundReadOnlyOverTheWorkspace) {
+  char tmpl[] = "/tmp/corral-plan-wd-XXXXXX";
+  std::string ws = mkdtemp(tmpl);
+  std::filesystem::create_directories(ws + "/.git/hooks");
+  EffectivePolicy p;
+  p.workspace = ws;
+  p.filesystem.write_allow = {ws};
+  p.filesystem.write_deny = {ws + "/.git/hooks", ws + "/.bashrc"};
+  MountPlan plan = build_mount_plan(p, {});
+  long rw = -1, hooks = -1;
+  for (size_t i = 0; i < plan.ops.size(); ++i) {
+    if (plan.ops[i].kind == MountOpKind::bind_rw && plan.ops[i].target == ws) rw = static_cast<long>(i);
+    if (plan.ops[i].kind == MountOpKind::bind_ro && plan.ops[i].target == ws + "/.git/hooks")
+      hooks = static_cast<long>(i);
+    EXPECT_NE(plan.ops[i].target, ws + "/.bashrc");
+  }
+  ASSERT_GE(rw, 0);
+  EXPECT_GT(hooks, rw);
+  EXPECT_EQ(unprotected_write_deny(p), std::vector<std::string>{ws + "/.bashrc"});
+  std::filesystem::remove_all(ws);
+}
+
+}  // namespace
+}  // namespace corral

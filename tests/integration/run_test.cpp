@@ -378,3 +378,24 @@ TEST_F(RunTest, SigintReachesTheCommand) {
 
 }  // namespace
 }  // namespace corral::test
+
+namespace corral::test {
+namespace {
+
+TEST(RunWriteDeny, GitHooksAndConfigStayReadOnlyInTheWorkspace) {
+  TempDir ws;
+  std::filesystem::create_directories(ws.path() + "/.git/hooks");
+  write_file(ws.path() + "/.git/config", "[core]\n");
+  auto r = run_corral({"run", "--workspace", ws.path(), "--", "/bin/sh", "-c",
+                       "echo evil > .git/hooks/pre-commit || echo hooks-refused; "
+                       "echo evil >> .git/config || echo config-refused; echo ok > fine"},
+                      CliOptions{ws.path()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "hooks-refused\nconfig-refused\n");
+  EXPECT_FALSE(path_exists(ws.path() + "/.git/hooks/pre-commit"));
+  EXPECT_EQ(read_file(ws.path() + "/.git/config"), "[core]\n");
+  EXPECT_EQ(read_file(ws.path() + "/fine"), "ok\n");
+}
+
+}  // namespace
+}  // namespace corral::test
