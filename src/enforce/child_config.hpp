@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "enforce/mount_plan.hpp"
+#include "linux/landlock.hpp"
 
 namespace corral {
 
@@ -21,6 +22,8 @@ struct ChildConfig {
   std::vector<std::string> rel_targets;        // plan.ops[i].target relative to the new root
   std::vector<std::string> rel_readonly_last;  // plan.remount_readonly_last, relative
   std::vector<int> source_fds;                 // scratch: one slot per op, filled by the child
+
+  landlock::Ruleset landlock;                  // abi 0: not applied
 
   std::vector<std::string> argv_storage;
   std::vector<char*> argv;                     // null-terminated, points into argv_storage

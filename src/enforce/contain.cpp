@@ -18,6 +18,7 @@
 #include "enforce/init.hpp"
 #include "enforce/messages.hpp"
 #include "linux/identity.hpp"
+#include "linux/landlock.hpp"
 #include "linux/mount.hpp"
 #include "linux/netdev.hpp"
 
@@ -180,12 +181,15 @@ void child_main(ChildConfig& c) {
 
   build_root(c);
 
-  // Privileges, in minijail's order: capabilities, no_new_privs (Landlock and seccomp follow
-  // in the hardening layer). Both init and the command run under them.
+  // Privileges, in minijail's order: capabilities, no_new_privs, Landlock, seccomp last. Init
+  // runs under all of them too, so nothing in the sandbox holds more than the command.
   check(c, SetupStep::securebits, ident::lock_securebits());
   check(c, SetupStep::drop_capabilities, ident::drop_all_capabilities());
   check(c, SetupStep::no_new_privs, ident::set_no_new_privs());
   ident::set_non_dumpable();
+  int failed_rule = -1;
+  int landlock_err = landlock::apply_ruleset(c.landlock, &failed_rule);
+  check(c, SetupStep::landlock, landlock_err, static_cast<std::uint32_t>(failed_rule + 1));
 
   run_init(c);
 }

@@ -19,6 +19,8 @@ const char* setup_step_name(SetupStep step) {
     case SetupStep::drop_capabilities: return "dropping capabilities";
     case SetupStep::no_new_privs: return "setting no_new_privs";
     case SetupStep::securebits: return "locking securebits";
+    case SetupStep::landlock: return "applying the Landlock ruleset";
+    case SetupStep::seccomp: return "loading the seccomp filter";
     case SetupStep::fork_command: return "starting the command";
     case SetupStep::chdir: return "entering the working directory";
   }

@@ -29,6 +29,8 @@ enum class SetupStep : std::uint32_t {
   drop_capabilities,
   no_new_privs,
   securebits,
+  landlock,
+  seccomp,
   fork_command,
   chdir,
 };

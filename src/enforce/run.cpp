@@ -51,10 +51,10 @@ Result<void> check_enforceable(const EffectivePolicy& policy) {
   return setup_error(Errc::unsupported, msg);
 }
 
-Result<void> check_kernel(const EffectivePolicy& policy) {
+Result<Features> check_kernel(const EffectivePolicy& policy) {
   Features features = probe_features();
   Requirements req = check_requirements(features, policy);
-  if (req.errors.empty()) return {};
+  if (req.errors.empty()) return features;
   std::string msg = "this kernel cannot enforce the policy (run `corral doctor` for fixes):";
   for (const auto& e : req.errors) msg += "\n  - " + e;
   return setup_error(Errc::unsupported, msg);
@@ -98,7 +98,8 @@ std::string new_run_id() {
 Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   if (request.argv.empty()) return setup_error(Errc::invalid_input, "no command given");
   if (auto r = check_enforceable(request.policy); !r) return std::move(r).error();
-  if (auto r = check_kernel(request.policy); !r) return std::move(r).error();
+  auto features = check_kernel(request.policy);
+  if (!features) return std::move(features).error();
 
   std::unique_ptr<Execution> exe(new Execution());
   RunRecord& rec = exe->record_;
@@ -115,6 +116,14 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   cfg.gid = getgid();
   cfg.private_network = request.policy.network.mode != NetMode::all;
   cfg.plan = build_mount_plan(request.policy, MountPlanOptions{cfg.private_network});
+  cfg.landlock = landlock::build_ruleset(request.policy, features->landlock_abi);
+  for (const auto& rule : cfg.landlock.rules) exe->landlock_paths_.push_back(rule.path);
+  if (features->landlock_abi == 0)
+    rec.not_enforced.push_back("landlock: unavailable on this kernel; only the mount view "
+                               "guards the filesystem");
+  else if (features->landlock_abi < 6)
+    rec.not_enforced.push_back("landlock scopes (abstract unix sockets, signals): need ABI 6, "
+                               "this kernel has " + std::to_string(features->landlock_abi));
   for (const auto& op : cfg.plan.ops)
     exe->op_descriptions_.push_back(fmt::format("{} {}", mount_op_kind_name(op.kind), op.target));
   cfg.argv_storage = request.argv;
@@ -281,6 +290,8 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
     if ((m.step == SetupStep::mount_op || m.step == SetupStep::clone_sources) &&
         m.op_index < op_descriptions_.size())
       where += " (" + op_descriptions_[m.op_index] + ")";
+    if (m.step == SetupStep::landlock && m.op_index > 0 && m.op_index <= landlock_paths_.size())
+      where += " (rule for " + landlock_paths_[m.op_index - 1] + ")";
     return setup_error(Errc::setup_failed,
                        fmt::format("sandbox setup failed while {}: {}", where, std::strerror(m.err)));
   }

@@ -71,6 +71,7 @@ class Execution {
   UniqueFd pidfd_, ctl_, out_, err_;
   RunRecord record_;
   std::vector<std::string> op_descriptions_;  // mount plan, to name the op that failed
+  std::vector<std::string> landlock_paths_;   // Landlock rules, likewise
   std::chrono::steady_clock::time_point started_;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
   bool finished_ = false;

@@ -399,3 +399,21 @@ TEST(RunWriteDeny, GitHooksAndConfigStayReadOnlyInTheWorkspace) {
 
 }  // namespace
 }  // namespace corral::test
+
+namespace corral::test {
+namespace {
+
+TEST(RunLandlock, WritesAMountWouldAllowAreStillRefused) {
+  // The fresh /proc is a writable mount; only Landlock stands between the command and
+  // /proc/self/comm. (When Landlock is missing, doctor warns and the record says so.)
+  TempDir ws;
+  auto r = run_corral({"run", "--workspace", ws.path(), "--", "/bin/sh", "-c",
+                       "echo renamed > /proc/self/comm && echo wrote"},
+                      CliOptions{ws.path()});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.out.find("wrote"), std::string::npos);
+  EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace corral::test
