@@ -1,0 +1,86 @@
+// Parent side of the seccomp layer: receives the calls the filter traps, refuses each with
+// EPERM and turns it into an event the run record can report.
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "linux/seccomp.hpp"
+
+namespace corral {
+namespace {
+
+std::string syscall_name(std::uint32_t arch, int nr) {
+  // SCMP_ARCH_* tokens are the kernel's AUDIT_ARCH_* values, so data.arch maps directly.
+  char* name = seccomp_syscall_resolve_num_arch(arch, nr);
+  std::string out = name ? name : "syscall_" + std::to_string(nr);
+  std::free(name);
+  return out;
+}
+
+}  // namespace
+
+SeccompMonitor::SeccompMonitor(int listener_fd) : fd_(listener_fd) {
+  // The kernel's structs may have grown since our headers were written; RECV writes the
+  // kernel's size, so the buffers must be at least that large.
+  seccomp_notif_sizes sizes;
+  std::memset(&sizes, 0, sizeof sizes);
+  if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) {
+    sizes.seccomp_notif = sizeof(seccomp_notif);
+    sizes.seccomp_notif_resp = sizeof(seccomp_notif_resp);
+  }
+  notif_buf_.resize(std::max<size_t>(sizes.seccomp_notif, sizeof(seccomp_notif)));
+  resp_buf_.resize(std::max<size_t>(sizes.seccomp_notif_resp, sizeof(seccomp_notif_resp)));
+}
+
+std::optional<SeccompEvent> SeccompMonitor::handle_one() {
+  if (!fd_.valid()) return std::nullopt;
+  // RECV sleeps until a call is trapped, even when no process uses the filter any more; only
+  // go in when poll says a call is waiting, so the supervisor's loop can never hang here.
+  pollfd p{fd_.get(), POLLIN, 0};
+  int ready;
+  do {
+    ready = poll(&p, 1, 0);
+  } while (ready < 0 && errno == EINTR);
+  if (ready <= 0 || !(p.revents & POLLIN)) return std::nullopt;
+
+  // RECV insists on a zeroed buffer (room for future input fields).
+  std::fill(notif_buf_.begin(), notif_buf_.end(), 0);
+  auto* notif = reinterpret_cast<seccomp_notif*>(notif_buf_.data());
+  // ENOENT: the caller died (or its wait was interrupted) between poll and here.
+  if (ioctl(fd_.get(), SECCOMP_IOCTL_NOTIF_RECV, notif) != 0) return std::nullopt;
+
+  SeccompEvent ev;
+  ev.time = std::chrono::system_clock::now();
+  ev.nr = notif->data.nr;
+  ev.arch = notif->data.arch;
+  ev.pid = static_cast<pid_t>(notif->pid);
+  for (int i = 0; i < 6; ++i) ev.args[i] = notif->data.args[i];
+  ev.syscall = syscall_name(ev.arch, ev.nr);
+
+  // Always an error, never SECCOMP_USER_NOTIF_FLAG_CONTINUE: the supervisor decides nothing
+  // about the call's arguments (which the caller could change after we looked), it only
+  // witnesses the refusal.
+  std::fill(resp_buf_.begin(), resp_buf_.end(), 0);
+  auto* resp = reinterpret_cast<seccomp_notif_resp*>(resp_buf_.data());
+  resp->id = notif->id;
+  resp->error = -EPERM;
+  resp->val = 0;
+  resp->flags = 0;
+  int rc;
+  do {
+    rc = ioctl(fd_.get(), SECCOMP_IOCTL_NOTIF_SEND, resp);
+  } while (rc != 0 && errno == EINTR);
+  // ENOENT here: the caller died after we received its call. The attempt still happened, so
+  // the event is reported; there is nobody left to answer.
+  return ev;
+}
+
+}  // namespace corral
