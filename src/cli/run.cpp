@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fmt/format.h>
+#include <map>
 #include <memory>
 
 #include "cli/exit_status.hpp"
@@ -74,6 +75,15 @@ int run_command(const RunOptions& opts) {
   if (!rec) return fail(rec.error());
 
   if (rec->error) fmt::print(stderr, "corral: {}\n", *rec->error);
+  if (!rec->violations.empty() && !opts.quiet) {
+    std::map<std::string, int> counts;
+    for (const auto& v : rec->violations) ++counts[v.kind + " " + v.subject];
+    std::string list;
+    for (const auto& [what, n] : counts)
+      list += fmt::format("{}{}{}", list.empty() ? "" : ", ", what, n > 1 ? fmt::format(" x{}", n) : "");
+    fmt::print(stderr, "corral: {} refused: {}{}\n", rec->violations.size(), list,
+               opts.record_path.empty() ? "" : " (details in " + opts.record_path + ")");
+  }
   if (rec->timed_out && !opts.quiet)
     fmt::print(stderr, "corral: time limit reached after {} ms; the sandbox was killed\n",
                rec->duration_ms);

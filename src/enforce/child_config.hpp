@@ -9,6 +9,7 @@
 
 #include "enforce/mount_plan.hpp"
 #include "linux/landlock.hpp"
+#include "linux/seccomp.hpp"
 
 namespace corral {
 
@@ -24,6 +25,8 @@ struct ChildConfig {
   std::vector<int> source_fds;                 // scratch: one slot per op, filled by the child
 
   landlock::Ruleset landlock;                  // abi 0: not applied
+  const SeccompProgram* seccomp = nullptr;     // loaded last; owned by the parent's cache
+  bool seccomp_listener = false;               // hand a notification fd to the parent
 
   std::vector<std::string> argv_storage;
   std::vector<char*> argv;                     // null-terminated, points into argv_storage

@@ -19,6 +19,7 @@
 #include "enforce/messages.hpp"
 #include "linux/identity.hpp"
 #include "linux/landlock.hpp"
+#include "linux/seccomp.hpp"
 #include "linux/mount.hpp"
 #include "linux/netdev.hpp"
 
@@ -165,6 +166,37 @@ void build_root(ChildConfig& c) {
   check(c, SetupStep::pivot_root, mnt::pivot_into("."));
 }
 
+// Loads the seccomp filter (last: it may forbid what the steps before needed) and hands its
+// notification fd to the parent, which answers every trapped call with EPERM and records it.
+// Init must not keep the fd: a sandboxed process holding it could let its own calls through.
+void load_seccomp(const ChildConfig& c) {
+  if (!c.seccomp) return;
+  int listener = -1;
+  check(c, SetupStep::seccomp, install_seccomp_filter(*c.seccomp, c.seccomp_listener, &listener));
+  if (listener < 0) return;
+  ChildMsg msg;
+  std::memset(&msg, 0, sizeof msg);
+  msg.type = ChildMsgType::seccomp_listener;
+  iovec iov{&msg, sizeof msg};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+  std::memset(control, 0, sizeof control);
+  msghdr mh;
+  std::memset(&mh, 0, sizeof mh);
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  mh.msg_control = control;
+  mh.msg_controllen = sizeof control;
+  cmsghdr* cm = CMSG_FIRSTHDR(&mh);
+  cm->cmsg_level = SOL_SOCKET;
+  cm->cmsg_type = SCM_RIGHTS;
+  cm->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(cm), &listener, sizeof listener);
+  ssize_t n = sendmsg(c.ctl_fd, &mh, MSG_NOSIGNAL);
+  int err = n == static_cast<ssize_t>(sizeof msg) ? 0 : (n < 0 ? errno : EIO);
+  close(listener);
+  check(c, SetupStep::seccomp, err);
+}
+
 }  // namespace
 
 void child_main(ChildConfig& c) {
@@ -190,6 +222,7 @@ void child_main(ChildConfig& c) {
   int failed_rule = -1;
   int landlock_err = landlock::apply_ruleset(c.landlock, &failed_rule);
   check(c, SetupStep::landlock, landlock_err, static_cast<std::uint32_t>(failed_rule + 1));
+  load_seccomp(c);
 
   run_init(c);
 }

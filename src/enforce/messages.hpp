@@ -11,6 +11,7 @@ enum class ChildMsgType : std::uint32_t {
   setup_failed = 2,   // a setup step failed: step, op_index, err
   exec_failed = 3,    // the command could not be executed: err (ENOENT → 127, else 126)
   exited = 4,         // the command ended: wait_status as from waitpid
+  seccomp_listener = 5,  // carries the seccomp notification fd (SCM_RIGHTS)
 };
 
 // The setup steps, in the order contain() runs them; named in error messages.

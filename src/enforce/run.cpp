@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -21,6 +22,7 @@
 #include "enforce/env.hpp"
 #include "enforce/messages.hpp"
 #include "linux/probe.hpp"
+#include "linux/seccomp.hpp"
 #include "linux/process.hpp"
 #include "policy/show.hpp"
 
@@ -68,6 +70,49 @@ std::vector<char*> pointers_to(std::vector<std::string>& strings) {
   return out;
 }
 
+// recv() of one message that may carry one fd (SCM_RIGHTS). Non-blocking.
+ssize_t recv_with_fd(int sock, void* buf, size_t len, int* fd_out) {
+  *fd_out = -1;
+  iovec iov{buf, len};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+  msghdr mh{};
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  mh.msg_control = control;
+  mh.msg_controllen = sizeof control;
+  ssize_t n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  if (n <= 0) return n;
+  for (cmsghdr* cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+      std::memcpy(fd_out, CMSG_DATA(cm), sizeof(int));
+  return n;
+}
+
+std::string rfc3339(std::chrono::system_clock::time_point t) {
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+  time_t secs = static_cast<time_t>(ms / 1000);
+  tm utc;
+  gmtime_r(&secs, &utc);
+  char buf[32];
+  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &utc);
+  return fmt::format("{}.{:03d}Z", buf, static_cast<int>(ms % 1000));
+}
+
+Violation seccomp_violation(const SeccompEvent& ev) {
+  Violation v;
+  v.kind = "seccomp";
+  v.time = rfc3339(ev.time);
+  v.subject = ev.syscall;
+  if (ev.syscall == "ioctl") {
+    unsigned request = static_cast<unsigned>(ev.args[1]);
+    v.subject += request == 0x5412 ? "(TIOCSTI)" : request == 0x541C ? "(TIOCLINUX)"
+                                                 : fmt::format("(0x{:x})", request);
+  }
+  v.detail = fmt::format("refused with EPERM (host pid {}, args 0x{:x}, 0x{:x}, 0x{:x})", ev.pid,
+                         ev.args[0], ev.args[1], ev.args[2]);
+  return v;
+}
+
 std::int64_t ms_of(const timeval& tv) {
   return static_cast<std::int64_t>(tv.tv_sec) * 1000 + tv.tv_usec / 1000;
 }
@@ -106,7 +151,7 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   rec.id = request.id.empty() ? new_run_id() : request.id;
   rec.argv = request.argv;
   rec.policy_hash = policy_hash(request.policy);
-  rec.not_observed = {"filesystem", "seccomp", "network", "limit"};
+  rec.not_observed = {"filesystem", "network", "limit"};
   for (const auto& p : unprotected_write_deny(request.policy))
     rec.not_enforced.push_back("filesystem.write_deny " + p +
                                ": does not exist yet, so no mount protects it if created");
@@ -126,6 +171,17 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
                                "this kernel has " + std::to_string(features->landlock_abi));
   for (const auto& op : cfg.plan.ops)
     exe->op_descriptions_.push_back(fmt::format("{} {}", mount_op_kind_name(op.kind), op.target));
+  // The filter is compiled here (cached per process) and only loaded by the child.
+  SeccompOptions seccomp_opts;
+  seccomp_opts.notify = features->seccomp_user_notif;
+  auto seccomp = compile_seccomp_filter(seccomp_opts);
+  if (!seccomp) return std::move(seccomp).error();
+  cfg.seccomp = &*seccomp;
+  cfg.seccomp_listener = seccomp->needs_listener;
+  if (!seccomp_opts.notify)
+    rec.not_observed.push_back("seccomp: refused calls fail with EPERM but this kernel cannot "
+                               "report them (no SECCOMP_RET_USER_NOTIF)");
+
   cfg.argv_storage = request.argv;
   const auto host_env = request.host_env.empty() ? current_environment() : request.host_env;
   cfg.env_storage = build_child_env(request.policy.env, host_env, request.env_overlay);
@@ -199,10 +255,18 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
   if (finished_) return record_;
   std::optional<ChildMsg> setup_failure, exec_failure, exited;
   bool ctl_open = true;
+  std::unique_ptr<SeccompMonitor> monitor;
   auto take_messages = [&] {
     ChildMsg msg;
     while (ctl_open) {
-      ssize_t n = recv(ctl_.get(), &msg, sizeof msg, MSG_DONTWAIT);
+      int passed_fd = -1;
+      ssize_t n = recv_with_fd(ctl_.get(), &msg, sizeof msg, &passed_fd);
+      if (passed_fd >= 0) {
+        if (msg.type == ChildMsgType::seccomp_listener && !monitor)
+          monitor = std::make_unique<SeccompMonitor>(passed_fd);
+        else
+          close(passed_fd);
+      }
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && errno == EAGAIN) return;
       if (n != static_cast<ssize_t>(sizeof msg)) {
@@ -223,9 +287,10 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
   std::vector<char> buf(pump ? 1 << 16 : 0);
 
   while (!child_gone || out_open || err_open) {
-    pollfd fds[5];
+    pollfd fds[6];
     int n = 0;
-    int i_pid = -1, i_ctl = -1, i_sig = -1, i_out = -1, i_err = -1;
+    int i_pid = -1, i_ctl = -1, i_sig = -1, i_out = -1, i_err = -1, i_sec = -1;
+    if (monitor) { fds[n] = {monitor->fd(), POLLIN, 0}; i_sec = n++; }
     if (!child_gone) {
       fds[n] = {pidfd_.get(), POLLIN, 0}; i_pid = n++;
       if (ctl_open) { fds[n] = {ctl_.get(), POLLIN, 0}; i_ctl = n++; }
@@ -251,6 +316,11 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
       return setup_error(Errc::internal, std::string("poll: ") + std::strerror(errno));
     }
     if (i_ctl >= 0 && fds[i_ctl].revents) take_messages();
+    if (i_sec >= 0 && fds[i_sec].revents) {
+      // Answer every waiting call (EPERM) before anything else: the caller is blocked on us.
+      while (auto ev = monitor->handle_one()) record_.violations.push_back(seccomp_violation(*ev));
+      if (fds[i_sec].revents & (POLLHUP | POLLERR)) monitor.reset();
+    }
     if (i_sig >= 0 && (fds[i_sig].revents & POLLIN)) {
       signalfd_siginfo si;
       if (read(options.signal_fd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
@@ -277,6 +347,7 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
     }
   }
   finished_ = true;
+  monitor.reset();
 
   auto end = std::chrono::steady_clock::now();
   record_.duration_ms =

@@ -1,0 +1,387 @@
+// The escape suite: real attempts to get out of `corral run`, each through the real binary, each
+// asserting that the attempt failed and that the host is as it was.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "integration/cli_support.hpp"
+
+namespace corral::test {
+namespace {
+
+class Escape : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // A host directory beside the workspace, visible read-only inside (as most of the host is).
+    std::filesystem::create_directories(outside_.path() + "/dir");
+    write_file(outside_.file("victim"), "original");
+    write_file(outside_.path() + "/dir/secret", "TOPSECRET");
+  }
+
+  // Runs a shell script in the sandbox; `outside_` is visible read-only and
+  // `outside_/dir/secret` is denied.
+  CliResult attempt(const std::string& script, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args{"run", "--workspace", ws_.path(), "--ro", outside_.path(),
+                                  "--deny-read", outside_.path() + "/dir/secret"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--", "/bin/bash", "-c", script});
+    return run_corral(args, CliOptions{ws_.path()});
+  }
+
+  void expect_victim_intact() {
+    EXPECT_EQ(read_file(outside_.file("victim")), "original");
+    EXPECT_EQ(read_file(outside_.path() + "/dir/secret"), "TOPSECRET");
+  }
+
+  // The attempt printed ESCAPED only if it got through.
+  static void expect_refused(const CliResult& r) {
+    EXPECT_EQ(r.out.find("ESCAPED"), std::string::npos) << "stdout: " << r.out << "\nstderr: " << r.err;
+    EXPECT_EQ(r.out.find("TOPSECRET"), std::string::npos) << r.out;
+  }
+
+  TempDir ws_, outside_;
+};
+
+// --- writing outside the workspace ---
+
+TEST_F(Escape, WriteThroughSymlinkInWorkspace) {
+  auto r = attempt("ln -s " + outside_.file("victim") + " link && echo evil > link && echo ESCAPED");
+  expect_refused(r);
+  expect_victim_intact();
+}
+
+TEST_F(Escape, HardLinkHostFileIntoWorkspace) {
+  auto r = attempt("ln " + outside_.file("victim") + " hl && echo evil > hl && echo ESCAPED");
+  expect_refused(r);
+  expect_victim_intact();
+}
+
+TEST_F(Escape, DotDotOutOfTheWorkspace) {
+  // A workspace whose parent is a host directory (visible read-only).
+  std::string ws = outside_.path() + "/ws";
+  std::filesystem::create_directories(ws);
+  auto r = run_corral({"run", "--workspace", ws, "--ro", outside_.path(), "--", "/bin/sh", "-c",
+                       "echo evil > ../victim && echo ESCAPED; echo evil > ../new && echo ESCAPED; "
+                       "cd .. && echo evil > victim && echo ESCAPED"},
+                      CliOptions{ws});
+  expect_refused(r);
+  expect_victim_intact();
+  EXPECT_FALSE(path_exists(outside_.file("new")));
+}
+
+TEST_F(Escape, ProcSelfRoot) {
+  auto r = attempt("echo evil > /proc/self/root" + outside_.file("victim") + " && echo ESCAPED; "
+                   "echo evil > /proc/1/root" + outside_.file("victim") + " && echo ESCAPED");
+  expect_refused(r);
+  expect_victim_intact();
+}
+
+TEST_F(Escape, ProcOfAHostProcessIsNotThere) {
+  // The test process's own pid is a host process the sandbox must not see.
+  auto r = attempt("ls /proc/" + std::to_string(getppid()) + "/cwd/ && echo ESCAPED; "
+                   "cat /proc/" + std::to_string(getpid()) + "/environ && echo ESCAPED");
+  expect_refused(r);
+}
+
+TEST_F(Escape, RenameOutOfTheWorkspace) {
+  write_file(ws_.file("mine"), "x");
+  auto r = attempt("mv mine " + outside_.file("mine") + " && echo ESCAPED");
+  expect_refused(r);
+  EXPECT_FALSE(path_exists(outside_.file("mine")));
+}
+
+TEST_F(Escape, RemountRootReadWrite) {
+  auto r = attempt("mount -o remount,rw / && echo ESCAPED; mount -o remount,rw " + outside_.path() +
+                   " && echo ESCAPED; echo evil > " + outside_.file("victim") + " && echo ESCAPED");
+  expect_refused(r);
+  expect_victim_intact();
+}
+
+TEST_F(Escape, BindMountOverTheWorkspace) {
+  auto r = attempt("mkdir -p m && mount --bind " + outside_.path() + " m && echo ESCAPED; "
+                   "mount -t tmpfs none " + outside_.path() + " && echo ESCAPED");
+  expect_refused(r);
+}
+
+TEST_F(Escape, NestedUserNamespaceCannotUnlockMounts) {
+  // Even if a nested user namespace is allowed, its mounts cannot make a locked read-only
+  // mount writable.
+  auto r = attempt("unshare -Urm sh -c 'mount -o remount,rw " + outside_.path() + " && echo ESCAPED; "
+                   "umount " + outside_.path() + " && echo ESCAPED; echo evil > " + outside_.file("victim") +
+                   " && echo ESCAPED'");
+  expect_refused(r);
+  expect_victim_intact();
+}
+
+TEST_F(Escape, ChmodTheDeniedDirectory) {
+  auto r = attempt("chmod 777 " + outside_.path() + "/dir/secret && cat " + outside_.path() + "/dir/secret");
+  expect_refused(r);
+}
+
+TEST_F(Escape, WriteGitHooks) {
+  std::filesystem::create_directories(ws_.path() + "/.git/hooks");
+  auto r = attempt("echo 'rm -rf ~' > .git/hooks/post-checkout && echo ESCAPED; "
+                   "rm -rf .git/hooks && echo ESCAPED; mv .git/hooks .git/h2 && echo ESCAPED");
+  expect_refused(r);
+  EXPECT_TRUE(path_exists(ws_.path() + "/.git/hooks"));
+  EXPECT_FALSE(path_exists(ws_.path() + "/.git/hooks/post-checkout"));
+}
+
+TEST_F(Escape, MakeADeviceNode) {
+  auto r = attempt("mknod /tmp/sda b 8 0 && echo ESCAPED; mknod /tmp/mem c 1 1 && echo ESCAPED");
+  expect_refused(r);
+}
+
+TEST_F(Escape, OverwriteTheRuntimeBinary) {
+  // runc's CVE-2019-5736: reach the runtime's binary through /proc and write it.
+  std::string bin = corral_binary();
+  auto before = read_file(bin).size();
+  auto r = attempt("echo evil > /proc/1/exe && echo ESCAPED; cat /proc/1/exe > /dev/null; "
+                   "echo evil >> " + bin + " && echo ESCAPED");
+  expect_refused(r);
+  EXPECT_EQ(read_file(bin).size(), before);
+}
+
+TEST_F(Escape, WriteKernelTunables) {
+  auto r = attempt("echo 1 > /proc/sys/kernel/sysrq && echo ESCAPED; echo b > /proc/sysrq-trigger && echo ESCAPED; "
+                   "echo 1 > /sys/kernel/profiling && echo ESCAPED");
+  expect_refused(r);
+}
+
+// --- reading secrets ---
+
+TEST_F(Escape, ReadDeniedFileDirectly) {
+  expect_refused(attempt("cat " + outside_.path() + "/dir/secret"));
+}
+
+TEST_F(Escape, ReadDeniedFileThroughSymlink) {
+  expect_refused(attempt("ln -s " + outside_.path() + "/dir/secret s && cat s"));
+}
+
+TEST_F(Escape, ReadDeniedFileThroughHardLink) {
+  expect_refused(attempt("ln " + outside_.path() + "/dir/secret h; cat h"));
+}
+
+TEST_F(Escape, ReadDeniedFileThroughProcRoot) {
+  expect_refused(attempt("cat /proc/self/root" + outside_.path() + "/dir/secret; cat /proc/1/root" +
+                         outside_.path() + "/dir/secret"));
+}
+
+TEST_F(Escape, ReadDeniedFileByUnmountingTheMask) {
+  expect_refused(attempt("umount " + outside_.path() + "/dir/secret; umount -l " + outside_.path() +
+                         "/dir/secret; cat " + outside_.path() + "/dir/secret"));
+}
+
+TEST_F(Escape, ReadDeniedFileFromANestedMountNamespace) {
+  expect_refused(attempt("unshare -Urm sh -c 'umount " + outside_.path() + "/dir/secret; cat " +
+                         outside_.path() + "/dir/secret'"));
+}
+
+TEST_F(Escape, ReadShadowEveryWay) {
+  auto r = attempt("cat /etc/shadow; cat /proc/self/root/etc/shadow; cp /etc/shadow x && cat x; "
+                   "dd if=/etc/shadow 2>/dev/null | head -c 5");
+  EXPECT_EQ(r.out.find("root:"), std::string::npos) << r.out;
+}
+
+TEST_F(Escape, RawBlockDevicesAreAbsent) {
+  auto r = attempt("ls /dev/sd* /dev/vd* /dev/nvme* /dev/xvd* /dev/mem /dev/kmem /dev/port 2>/dev/null && echo ESCAPED");
+  expect_refused(r);
+}
+
+TEST_F(Escape, OpenByHandle) {
+  // "shocker": open_by_handle_at needs CAP_DAC_READ_SEARCH, which nothing inside holds.
+  auto r = attempt("/usr/bin/python3 - <<'EOF'\n"
+                   "import ctypes, os\n"
+                   "libc = ctypes.CDLL(None, use_errno=True)\n"
+                   "buf = ctypes.create_string_buffer(8 + 128)\n"
+                   "ctypes.memmove(buf, (128).to_bytes(4, 'little'), 4)\n"
+                   "mnt = ctypes.c_int()\n"
+                   "libc.name_to_handle_at(-100, b'/etc', buf, ctypes.byref(mnt), 0)\n"
+                   "fd = libc.open_by_handle_at(os.open('/', os.O_RDONLY), buf, 0)\n"
+                   "print('ESCAPED' if fd >= 0 else 'refused', ctypes.get_errno())\n"
+                   "EOF");
+  expect_refused(r);
+}
+
+TEST_F(Escape, LeakedFileDescriptors) {
+  // Nothing of corral's may be open in the command: only stdio.
+  auto r = attempt("ls /proc/self/fd | sort -n | tr '\\n' ' '");
+  EXPECT_EQ(r.out, "0 1 2 3 ") << r.out;  // 3 is ls's own directory handle
+}
+
+TEST_F(Escape, EnvironmentSecrets) {
+  CliOptions opts{ws_.path()};
+  opts.env = std::map<std::string, std::string>{{"PATH", "/usr/bin:/bin"}, {"GITHUB_TOKEN", "ghp_TOPSECRET"},
+                                                {"AWS_SECRET_ACCESS_KEY", "TOPSECRET"}};
+  auto r = run_corral({"run", "--workspace", ws_.path(), "--", "/bin/sh", "-c",
+                       "env; cat /proc/1/environ | tr '\\0' '\\n'"}, opts);
+  expect_refused(r);
+}
+
+// --- processes and privileges ---
+
+TEST_F(Escape, KillAHostProcess) {
+  pid_t victim = fork();
+  if (victim == 0) {
+    pause();
+    _exit(0);
+  }
+  auto r = attempt("kill -9 " + std::to_string(victim) + " && echo ESCAPED; kill -9 -1; echo done");
+  expect_refused(r);
+  int status;
+  EXPECT_EQ(waitpid(victim, &status, WNOHANG), 0) << "the host process died";
+  kill(victim, SIGKILL);
+  waitpid(victim, &status, 0);
+}
+
+TEST_F(Escape, PtraceTheInit) {
+  auto r = attempt("/usr/bin/python3 -c \"import ctypes; l=ctypes.CDLL(None, use_errno=True); "
+                   "print('ESCAPED' if l.ptrace(16, 1, 0, 0) == 0 else 'refused')\"");
+  expect_refused(r);
+}
+
+TEST_F(Escape, SetuidBinariesGiveNothing) {
+  auto r = attempt("for b in su sudo passwd mount newgrp; do p=$(command -v $b) || continue; "
+                   "test -u $p || continue; $p --version >/dev/null 2>&1; done; "
+                   "grep -E '^(Uid|CapEff)' /proc/self/status; "
+                   "/usr/bin/python3 -c 'import os; os.setuid(0); print(\"ESCAPED\")' 2>/dev/null || true");
+  EXPECT_NE(r.out.find("CapEff:\t0000000000000000"), std::string::npos) << r.out;
+  if (getuid() != 0) expect_refused(r);
+}
+
+TEST_F(Escape, ChrootBackOut) {
+  expect_refused(attempt("mkdir -p /tmp/c && chroot /tmp/c /bin/true && echo ESCAPED; "
+                         "/usr/sbin/chroot / /bin/true && echo ESCAPED"));
+}
+
+TEST_F(Escape, ChangeHostnameOrClock) {
+  std::string host_before = read_file("/proc/sys/kernel/hostname");
+  auto r = attempt("hostname evil && echo ESCAPED; date -s '2001-01-01' >/dev/null && echo ESCAPED");
+  expect_refused(r);
+  EXPECT_EQ(read_file("/proc/sys/kernel/hostname"), host_before);
+}
+
+TEST_F(Escape, LoadAKernelModule) {
+  expect_refused(attempt("modprobe dummy 2>/dev/null && echo ESCAPED; "
+                         "/usr/bin/python3 -c \"import ctypes; l=ctypes.CDLL(None); "
+                         "print('ESCAPED' if l.syscall(313, 0, b'', 0) == 0 else 'refused')\""));
+}
+
+TEST_F(Escape, CgroupReleaseAgent) {
+  // CVE-2022-0492 needs a cgroup v1 mount with release_agent: mounting is refused.
+  expect_refused(attempt("mkdir -p /tmp/cg && mount -t cgroup -o memory cgroup /tmp/cg && echo ESCAPED; "
+                         "echo /evil > /sys/fs/cgroup/memory/release_agent && echo ESCAPED"));
+}
+
+// --- network and IPC ---
+
+TEST_F(Escape, ReachAHostLoopbackServer) {
+  int srv = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(srv, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(listen(srv, 4), 0);
+  socklen_t len = sizeof addr;
+  getsockname(srv, reinterpret_cast<sockaddr*>(&addr), &len);
+  int port = ntohs(addr.sin_port);
+  auto r = attempt("echo hi > /dev/tcp/127.0.0.1/" + std::to_string(port) + " && echo ESCAPED");
+  expect_refused(r);
+  close(srv);
+}
+
+TEST_F(Escape, ReachAHostAbstractSocket) {
+  int srv = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::string name = "corral-escape-" + std::to_string(getpid());
+  std::memcpy(addr.sun_path + 1, name.data(), name.size());
+  socklen_t len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  ASSERT_EQ(bind(srv, reinterpret_cast<sockaddr*>(&addr), len), 0);
+  ASSERT_EQ(listen(srv, 4), 0);
+  auto r = attempt("/usr/bin/python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); "
+                   "s.connect('\\0" + name + "'); print('ESCAPED')\"");
+  expect_refused(r);
+  close(srv);
+}
+
+TEST_F(Escape, SeeHostSysVIpc) {
+  // A host shared-memory segment is invisible in the sandbox's IPC namespace.
+  std::string out;
+  FILE* p = popen("ipcmk -M 4096 2>/dev/null", "r");
+  char buf[256] = {};
+  if (p) {
+    if (fgets(buf, sizeof buf, p)) out = buf;
+    pclose(p);
+  }
+  auto id_pos = out.find_last_of(' ');
+  ASSERT_NE(id_pos, std::string::npos) << "ipcmk failed: " << out;
+  std::string id = out.substr(id_pos + 1);
+  id.erase(id.find_last_not_of("\n") + 1);
+  auto r = attempt("ipcs -m | grep -w " + id + " && echo ESCAPED");
+  expect_refused(r);
+  std::string rm = "ipcrm -m " + id;
+  EXPECT_EQ(system(rm.c_str()), 0);
+}
+
+TEST_F(Escape, HostDevShmIsNotShared) {
+  std::string marker = "/dev/shm/corral-escape-" + std::to_string(getpid());
+  write_file(marker, "host");
+  auto r = attempt("cat " + marker + " && echo ESCAPED; echo x > /dev/shm/inside-" + std::to_string(getpid()));
+  expect_refused(r);
+  EXPECT_FALSE(path_exists("/dev/shm/inside-" + std::to_string(getpid())));
+  unlink(marker.c_str());
+}
+
+// --- outliving the sandbox ---
+
+bool marker_process_alive(const std::string& marker) {
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    try {
+      if (read_file(e.path().string() + "/cmdline").find(marker) != std::string::npos) return true;
+    } catch (...) {
+    }
+  }
+  return false;
+}
+
+class Outlive : public Escape, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(Outlive, NothingSurvivesTheRun) {
+  // Each way of leaving a process behind; the marker is assembled inside, so only the
+  // sandboxed process carries it.
+  std::string tail = std::to_string(getpid()) + "-" + GetParam();
+  std::string marker = "corral-survivor-" + tail;
+  std::string sleeper = "exec -a corral-survivor-" + tail + " sleep 300";
+  std::string how = GetParam();
+  std::string script;
+  if (how == std::string("setsid")) script = "setsid bash -c '" + sleeper + "' &";
+  if (how == std::string("double-fork")) script = "( ( bash -c '" + sleeper + "' & ) & )";
+  if (how == std::string("nohup")) script = "nohup bash -c '" + sleeper + "' >/dev/null 2>&1 &";
+  if (how == std::string("disown")) script = "bash -c '" + sleeper + "' & disown";
+  auto r = attempt(script + "\nsleep 0.2; echo started");
+  EXPECT_EQ(r.out, "started\n") << r.err;
+  EXPECT_FALSE(marker_process_alive(marker)) << how << " left a process running";
+  // And with a time limit that kills the run.
+  auto t = attempt(script + "\nsleep 100", {"--timeout", "300ms"});
+  EXPECT_EQ(t.exit_code, 124);
+  EXPECT_FALSE(marker_process_alive(marker)) << how << " survived the time limit";
+}
+
+INSTANTIATE_TEST_SUITE_P(Ways, Outlive, ::testing::Values("setsid", "double-fork", "nohup", "disown"));
+
+}  // namespace
+}  // namespace corral::test
