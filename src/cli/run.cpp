@@ -3,6 +3,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <fmt/format.h>
 #include <map>
@@ -24,6 +25,18 @@ struct RunOptions {
   bool quiet = false;
   std::vector<std::string> command;
 };
+
+void write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return;  // the reader went away; the command sees EPIPE on its own next write
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+}
 
 void print_error(const Error& e) { fmt::print(stderr, "corral: {}\n", e.describe()); }
 
@@ -59,18 +72,26 @@ int run_command(const RunOptions& opts) {
   sigprocmask(SIG_BLOCK, &forwarded, nullptr);
   UniqueFd sigfd(signalfd(-1, &forwarded, SFD_CLOEXEC));
 
+  const auto output_limit = policy->limits.output_bytes;
   RunRequest req;
   req.policy = std::move(*policy);
   req.argv = opts.command;
   char cwd[4096];
   if (getcwd(cwd, sizeof cwd)) req.cwd = cwd;
   req.id = failed.id;
-  req.stdio = StdioMode::inherit;
+  // Output goes straight to the command's fds unless it must be counted.
+  const bool count_output = req.policy.limits.output_bytes.has_value();
+  req.stdio = count_output ? StdioMode::pipe : StdioMode::inherit;
+  req.inherit_stdin = true;
 
   auto exe = start_run(std::move(req));
   if (!exe) return fail(exe.error());
   Execution::WaitOptions wopts;
   wopts.signal_fd = sigfd.get();
+  if (count_output) {
+    wopts.on_stdout = [](const char* p, size_t n) { write_all(1, p, n); };
+    wopts.on_stderr = [](const char* p, size_t n) { write_all(2, p, n); };
+  }
   auto rec = (*exe)->wait(wopts);
   if (!rec) return fail(rec.error());
 
@@ -84,6 +105,9 @@ int run_command(const RunOptions& opts) {
     fmt::print(stderr, "corral: {} refused: {}{}\n", rec->violations.size(), list,
                opts.record_path.empty() ? "" : " (details in " + opts.record_path + ")");
   }
+  if (rec->output_truncated)
+    fmt::print(stderr, "corral: output limit of {} bytes reached: output cut there and the "
+               "sandbox killed\n", output_limit.value_or(0));
   if (rec->timed_out && !opts.quiet)
     fmt::print(stderr, "corral: time limit reached after {} ms; the sandbox was killed\n",
                rec->duration_ms);

@@ -4,7 +4,22 @@
 #include <signal.h>
 #include <string.h>
 
+#include <cstdio>
+#include <ctime>
+
 namespace corral {
+
+std::string rfc3339(std::chrono::system_clock::time_point t) {
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+  time_t secs = static_cast<time_t>(ms / 1000);
+  tm utc;
+  gmtime_r(&secs, &utc);
+  char buf[32];
+  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &utc);
+  char out[48];
+  snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms % 1000));
+  return out;
+}
 
 std::string signal_name(int sig) {
   const char* abbrev = sigabbrev_np(sig);
@@ -20,6 +35,7 @@ nlohmann::ordered_json record_to_json(const RunRecord& r) {
   j["timed_out"] = r.timed_out;
   j["oom_killed"] = r.oom_killed;
   j["cancelled"] = r.cancelled;
+  j["output_truncated"] = r.output_truncated;
   j["duration_ms"] = r.duration_ms;
   j["cpu_ms"] = r.cpu_ms;
   j["peak_memory_bytes"] = r.peak_memory_bytes;

@@ -1,6 +1,7 @@
 // The run record of DESIGN.md: one JSON object describing what a run did.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -24,6 +25,7 @@ struct RunRecord {
   bool timed_out = false;
   bool oom_killed = false;
   bool cancelled = false;
+  bool output_truncated = false;      // output passed the limit: cut there, the command killed
   std::int64_t duration_ms = 0;
   std::int64_t cpu_ms = 0;            // user + system of every process the sandbox reaped
   std::uint64_t peak_memory_bytes = 0;  // largest resident set of a single process
@@ -36,6 +38,8 @@ struct RunRecord {
 };
 
 nlohmann::ordered_json record_to_json(const RunRecord& record);
+std::string rfc3339(std::chrono::system_clock::time_point t);  // "2026-11-29T22:44:11.213Z"
+inline std::string now_rfc3339() { return rfc3339(std::chrono::system_clock::now()); }
 std::string signal_name(int sig);  // "SIGKILL"
 
 }  // namespace corral

@@ -21,6 +21,7 @@
 #include "enforce/child_config.hpp"
 #include "enforce/env.hpp"
 #include "enforce/messages.hpp"
+#include "enforce/run_cgroup.hpp"
 #include "linux/probe.hpp"
 #include "linux/seccomp.hpp"
 #include "linux/process.hpp"
@@ -38,15 +39,10 @@ std::string relative_to_root(const std::string& path) {
 
 // Refuses what this build cannot enforce yet, rather than pretending to.
 Result<void> check_enforceable(const EffectivePolicy& policy) {
-  const auto& lim = policy.limits;
   std::vector<std::string> missing;
   if (policy.network.mode == NetMode::allowlist)
     missing.push_back("network mode \"allowlist\" (filtered egress is not implemented yet; use "
                       "--net none or --net all)");
-  if (lim.memory_bytes) missing.push_back("limits.memory (cgroup limits are not implemented yet)");
-  if (lim.pids) missing.push_back("limits.pids (cgroup limits are not implemented yet)");
-  if (lim.cpus) missing.push_back("limits.cpus (cgroup limits are not implemented yet)");
-  if (lim.output_bytes) missing.push_back("limits.output (output limits are not implemented yet)");
   if (missing.empty()) return {};
   std::string msg = "this policy asks for what corral cannot enforce yet, so nothing was run:";
   for (const auto& m : missing) msg += "\n  - " + m;
@@ -86,16 +82,6 @@ ssize_t recv_with_fd(int sock, void* buf, size_t len, int* fd_out) {
     if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
       std::memcpy(fd_out, CMSG_DATA(cm), sizeof(int));
   return n;
-}
-
-std::string rfc3339(std::chrono::system_clock::time_point t) {
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-  time_t secs = static_cast<time_t>(ms / 1000);
-  tm utc;
-  gmtime_r(&secs, &utc);
-  char buf[32];
-  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &utc);
-  return fmt::format("{}.{:03d}Z", buf, static_cast<int>(ms % 1000));
 }
 
 Violation seccomp_violation(const SeccompEvent& ev) {
@@ -156,6 +142,16 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
     rec.not_enforced.push_back("filesystem.write_deny " + p +
                                ": does not exist yet, so no mount protects it if created");
 
+  // A crashed corral leaves its run's cgroup behind; whoever runs next cleans it up.
+  (void)reap_orphan_cgroups(std::chrono::seconds(5));
+  auto cgroup = make_run_cgroup(request.policy.limits, rec.id);
+  if (!cgroup) return std::move(cgroup).error();
+  exe->cgroup_ = std::move(*cgroup);
+  if (!exe->cgroup_)
+    rec.not_observed.push_back("cgroup accounting: no writable cgroup for this user; peak memory "
+                               "is the largest single process's");
+  exe->limits_ = request.policy.limits;
+
   ChildConfig cfg;
   cfg.uid = getuid();
   cfg.gid = getgid();
@@ -205,8 +201,10 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
     child_out.reset(out[1]);
     exe->err_.reset(err[0]);
     child_err.reset(err[1]);
-    child_in.reset(open("/dev/null", O_RDONLY | O_CLOEXEC));
-    cfg.stdio_fds[0] = child_in.get();
+    if (!request.inherit_stdin) {
+      child_in.reset(open("/dev/null", O_RDONLY | O_CLOEXEC));
+      cfg.stdio_fds[0] = child_in.get();
+    }
     cfg.stdio_fds[1] = child_out.get();
     cfg.stdio_fds[2] = child_err.get();
   }
@@ -224,6 +222,13 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
                            std::strerror(errno) + "; run `corral doctor`");
   exe->pid_ = cr.pid;
   exe->pidfd_.reset(cr.pidfd);
+  // The child waits for `go` before it enters its cgroup namespace: join the run's cgroup first.
+  if (exe->cgroup_) {
+    if (auto r = exe->cgroup_->attach(cr.pid); !r) {
+      exe->cancel();
+      return std::move(r).error();
+    }
+  }
 
   ParentMsg go{1};
   if (send(exe->ctl_.get(), &go, sizeof go, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof go)) {
@@ -238,6 +243,14 @@ Execution::~Execution() {
     int status;
     waitpid(pid_, &status, 0);
   }
+  release_cgroup();
+}
+
+void Execution::release_cgroup() {
+  if (!cgroup_) return;
+  (void)cgroup_->kill_all();
+  (void)cgroup_->remove();
+  cgroup_.reset();
 }
 
 void Execution::signal(int sig) {
@@ -282,6 +295,7 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
   bool pump = static_cast<bool>(options.on_stdout) || static_cast<bool>(options.on_stderr);
   bool out_open = pump && out_.valid(), err_open = pump && err_.valid();
   bool child_gone = false;
+  std::uint64_t output_seen = 0;
   int status = 0;
   rusage usage{};
   std::vector<char> buf(pump ? 1 << 16 : 0);
@@ -305,6 +319,9 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
           *deadline_ - std::chrono::steady_clock::now()).count();
       if (left <= 0) {
         record_.timed_out = true;
+        record_.violations.push_back({"limit", now_rfc3339(), "timeout",
+                                      fmt::format("time limit of {} ms reached; the sandbox was killed",
+                                                  limits_.timeout ? limits_.timeout->count() : 0)});
         pidfd_signal(pidfd_.get(), SIGKILL);  // init's death takes the whole namespace
         continue;
       }
@@ -331,6 +348,24 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
     auto drain = [&](int idx, UniqueFd& fd, bool& open, const auto& sink) {
       if (idx < 0 || !fds[idx].revents) return;
       ssize_t got = read(fd.get(), buf.data(), buf.size());
+      if (got > 0 && limits_.output_bytes && !record_.output_truncated) {
+        // Output past the limit is cut there; the sandbox is killed and the record says so.
+        std::uint64_t room = *limits_.output_bytes - output_seen;
+        if (static_cast<std::uint64_t>(got) > room) {
+          if (room > 0 && sink) sink(buf.data(), static_cast<size_t>(room));
+          output_seen += room;
+          record_.output_truncated = true;
+          record_.violations.push_back({"limit", now_rfc3339(), "output",
+                                        fmt::format("output limit of {} bytes reached; the rest "
+                                                    "was cut and the sandbox killed",
+                                                    *limits_.output_bytes)});
+          if (!child_gone) pidfd_signal(pidfd_.get(), SIGKILL);
+          got = 0;
+          return;
+        }
+        output_seen += static_cast<std::uint64_t>(got);
+      }
+      if (record_.output_truncated && got > 0) return;  // discard what still drains
       if (got > 0) {
         if (sink) sink(buf.data(), static_cast<size_t>(got));
       } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
@@ -354,6 +389,8 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
       std::chrono::duration_cast<std::chrono::milliseconds>(end - started_).count();
   record_.cpu_ms = ms_of(usage.ru_utime) + ms_of(usage.ru_stime);
   record_.peak_memory_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+  if (cgroup_) record_cgroup_stats(*cgroup_, limits_, record_);
+  release_cgroup();
 
   if (setup_failure) {
     const ChildMsg& m = *setup_failure;

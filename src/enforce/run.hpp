@@ -14,6 +14,7 @@
 
 #include "common/result.hpp"
 #include "enforce/record.hpp"
+#include "linux/cgroup.hpp"
 #include "linux/fd.hpp"
 #include "policy/policy.hpp"
 
@@ -31,6 +32,7 @@ struct RunRequest {
   std::map<std::string, std::string> env_overlay;  // literal values, applied last
   std::string id;                                // correlation id; empty: a fresh one
   StdioMode stdio = StdioMode::pipe;
+  bool inherit_stdin = false;                    // pipe mode: keep the caller's stdin
   std::vector<std::string> host_env;             // the caller's environment; empty: ours
 };
 
@@ -72,6 +74,10 @@ class Execution {
   RunRecord record_;
   std::vector<std::string> op_descriptions_;  // mount plan, to name the op that failed
   std::vector<std::string> landlock_paths_;   // Landlock rules, likewise
+  void release_cgroup();  // kills what is left in the run's cgroup and removes it
+
+  std::optional<RunCgroup> cgroup_;
+  Policy::Limits limits_;
   std::chrono::steady_clock::time_point started_;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
   bool finished_ = false;

@@ -78,10 +78,11 @@ TEST_F(RunTest, CorralFailureBeforeTheCommandIs125AndRunsNothing) {
   EXPECT_NE(missing_ws.err.find("nope"), std::string::npos) << missing_ws.err;
 }
 
-TEST_F(RunTest, LimitsNotYetEnforcedAreRefusedNotIgnored) {
-  auto r = sh("touch ran", {"--memory", "1GiB"});
+TEST_F(RunTest, AllowlistNetworkNotYetEnforcedIsRefusedNotIgnored) {
+  write_file(ws_.file("net.toml"), "[network]\nmode = \"allowlist\"\nallow = [\"pypi.org\"]\n");
+  auto r = sh("touch ran", {"--policy", ws_.file("net.toml")});
   EXPECT_EQ(r.exit_code, 125);
-  EXPECT_NE(r.err.find("limits.memory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("allowlist"), std::string::npos) << r.err;
   EXPECT_FALSE(path_exists(ws_.file("ran")));
 }
 
