@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   corral::cli::add_run_verb(app, action);
   corral::cli::add_policy_verb(app, action);
   corral::cli::add_doctor_verb(app, action);
+  corral::cli::add_gc_verb(app, action);
 
   try {
     app.parse(argc, argv);

@@ -13,5 +13,6 @@ using VerbAction = std::function<int()>;
 void add_run_verb(CLI::App& app, VerbAction& action);
 void add_policy_verb(CLI::App& app, VerbAction& action);
 void add_doctor_verb(CLI::App& app, VerbAction& action);
+void add_gc_verb(CLI::App& app, VerbAction& action);
 
 }  // namespace corral::cli
