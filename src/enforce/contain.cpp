@@ -12,6 +12,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <linux/mount.h>
 
 #include "enforce/child_config.hpp"
@@ -29,6 +30,22 @@ namespace {
 constexpr const char* kStaging = "/tmp";           // our mount namespace's /tmp, never the host's
 constexpr const char* kNewRoot = "/tmp/root";
 constexpr const char* kEmptyFile = "/tmp/empty";   // source of deny_file binds
+
+// Setup timings for profiling (CORRAL_TRACE_SETUP=1): microseconds since the previous step.
+void trace(const ChildConfig& c, const char* step) {
+  if (!c.trace) return;
+  static timespec last;
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  long us = last.tv_sec ? (now.tv_sec - last.tv_sec) * 1000000 + (now.tv_nsec - last.tv_nsec) / 1000 : 0;
+  last = now;
+  char line[96];
+  int n = snprintf(line, sizeof line, "corral-trace: %-12s +%ld us\n", step, us);
+  if (n > 0) {
+    ssize_t w = write(2, line, static_cast<size_t>(n));
+    (void)w;
+  }
+}
 
 [[noreturn]] void fail(const ChildConfig& c, SetupStep step, int err, std::uint32_t op_index = 0) {
   ChildMsg msg;
@@ -131,6 +148,7 @@ int apply_op(const ChildConfig& c, size_t i) {
 void build_root(ChildConfig& c) {
   check(c, SetupStep::mount_private, mnt::make_private());
 
+  trace(c, "private");
   // Clone every bind source first, while the host's view (including its /tmp) is still visible.
   for (size_t i = 0; i < c.plan.ops.size(); ++i) {
     const MountOp& op = c.plan.ops[i];
@@ -145,6 +163,7 @@ void build_root(ChildConfig& c) {
     c.source_fds[i] = fd;
   }
 
+  trace(c, "clone-trees");
   // A private staging tmpfs holds the new root's mount point and the empty deny-file source.
   check(c, SetupStep::staging, mnt::mount_tmpfs(kStaging, 0700, MS_NOSUID | MS_NODEV, nullptr));
   check(c, SetupStep::staging, mkdir(kNewRoot, 0755) == 0 ? 0 : errno);
@@ -154,8 +173,11 @@ void build_root(ChildConfig& c) {
   check(c, SetupStep::staging, mnt::attach_tree(c.source_fds[0], kNewRoot));
   check(c, SetupStep::staging, chdir(kNewRoot) == 0 ? 0 : errno);
 
-  for (size_t i = 1; i < c.plan.ops.size(); ++i)
+  trace(c, "staging");
+  for (size_t i = 1; i < c.plan.ops.size(); ++i) {
     check(c, SetupStep::mount_op, apply_op(c, i), static_cast<std::uint32_t>(i));
+    trace(c, mount_op_kind_name(c.plan.ops[i].kind));
+  }
   for (size_t i = 0; i < c.rel_readonly_last.size(); ++i)
     check(c, SetupStep::remount_readonly, mnt::remount_readonly(c.rel_readonly_last[i].c_str()),
           static_cast<std::uint32_t>(i));
@@ -202,16 +224,21 @@ void load_seccomp(const ChildConfig& c) {
 void child_main(ChildConfig& c) {
   // If corral dies (even by SIGKILL), so does this init, and with it the whole pid namespace.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+  trace(c, "cloned");
   check(c, SetupStep::id_maps, ident::write_self_id_maps(c.uid, c.gid));
+  trace(c, "id-maps");
   wait_for_parent(c);
+  trace(c, "parent-go");
 
   // The parent has placed us in our cgroup by now; make it the cgroup namespace's root.
   check(c, SetupStep::cgroup_ns, unshare(CLONE_NEWCGROUP) == 0 ? 0 : errno);
   check(c, SetupStep::hostname,
         sethostname(c.hostname.data(), c.hostname.size()) == 0 ? 0 : errno);
   if (c.private_network) check(c, SetupStep::loopback, netdev::bring_up_loopback());
+  trace(c, "uts-net");
 
   build_root(c);
+  trace(c, "root");
 
   // Privileges, in minijail's order: capabilities, no_new_privs, Landlock, seccomp last. Init
   // runs under all of them too, so nothing in the sandbox holds more than the command.
@@ -221,8 +248,11 @@ void child_main(ChildConfig& c) {
   ident::set_non_dumpable();
   int failed_rule = -1;
   int landlock_err = landlock::apply_ruleset(c.landlock, &failed_rule);
+  trace(c, "privileges");
   check(c, SetupStep::landlock, landlock_err, static_cast<std::uint32_t>(failed_rule + 1));
+  trace(c, "landlock");
   load_seccomp(c);
+  trace(c, "seccomp");
 
   run_init(c);
 }

@@ -183,6 +183,8 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   cfg.env_storage = build_child_env(request.policy.env, host_env, request.env_overlay);
   cfg.cwd = request.cwd.empty() ? request.policy.workspace : request.cwd;
   cfg.fallback_cwd = request.policy.workspace;
+  const char* trace = getenv("CORRAL_TRACE_SETUP");
+  cfg.trace = trace && *trace == '1';
   finalize_child_config(cfg);
 
   int sp[2];
@@ -214,7 +216,8 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   exe->started_ = std::chrono::steady_clock::now();
   if (request.policy.limits.timeout) exe->deadline_ = exe->started_ + *request.policy.limits.timeout;
 
-  CloneResult cr = clone_into_namespaces(flags);
+  const int cgroup_fd = exe->cgroup_ ? exe->cgroup_->clone_into_fd() : -1;
+  CloneResult cr = clone_into_namespaces(flags, cgroup_fd);
   if (cr.pid == 0) child_main(cfg);  // never returns
   if (cr.pid < 0)
     return setup_error(Errc::setup_failed,
@@ -223,7 +226,7 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   exe->pid_ = cr.pid;
   exe->pidfd_.reset(cr.pidfd);
   // The child waits for `go` before it enters its cgroup namespace: join the run's cgroup first.
-  if (exe->cgroup_) {
+  if (exe->cgroup_ && cgroup_fd < 0) {
     if (auto r = exe->cgroup_->attach(cr.pid); !r) {
       exe->cancel();
       return std::move(r).error();

@@ -41,6 +41,11 @@ Result<std::optional<RunCgroup>> make_run_cgroup(const Policy::Limits& limits,
     if (any_limit(limits)) return std::move(layout).error();
     return std::optional<RunCgroup>{};
   }
+  // Without limits a cgroup only adds accounting, and moving a process into a v1 cgroup costs
+  // milliseconds (cgroup.procs writes wait for an RCU grace period): take one only where the
+  // child can be cloned straight into it (pure v2, CLONE_INTO_CGROUP).
+  if (!any_limit(limits) && layout->version != CgroupLayout::Version::v2)
+    return std::optional<RunCgroup>{};
   CgroupLimits cl{limits.memory_bytes, limits.pids, limits.cpus};
   auto cg = RunCgroup::create(*layout, cgroup_name_for(run_id), cl);
   if (!cg) {

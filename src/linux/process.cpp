@@ -12,7 +12,7 @@
 
 namespace corral {
 
-CloneResult clone_into_namespaces(std::uint64_t ns_flags) {
+CloneResult clone_into_namespaces(std::uint64_t ns_flags, int cgroup_fd) {
   CloneResult res;
   int pidfd = -1;
   clone_args args;
@@ -20,6 +20,10 @@ CloneResult clone_into_namespaces(std::uint64_t ns_flags) {
   args.flags = ns_flags | CLONE_PIDFD;
   args.pidfd = reinterpret_cast<std::uint64_t>(&pidfd);
   args.exit_signal = SIGCHLD;
+  if (cgroup_fd >= 0) {
+    args.flags |= CLONE_INTO_CGROUP;
+    args.cgroup = static_cast<std::uint64_t>(cgroup_fd);
+  }
   long r = syscall(SYS_clone3, &args, sizeof args);
   if (r < 0) return res;
   res.pid = static_cast<pid_t>(r);

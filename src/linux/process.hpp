@@ -15,7 +15,9 @@ struct CloneResult {
 // clone3() with `ns_flags` (CLONE_NEW*), CLONE_PIDFD and SIGCHLD as exit signal. Behaves like
 // fork(): returns twice. The child must not rely on glibc's atfork handlers (they do not run),
 // so it must not take locks another thread may hold (no malloc, no stdio) — see enforce/contain.
-CloneResult clone_into_namespaces(std::uint64_t ns_flags);
+// With `cgroup_fd` >= 0 the child starts in that cgroup (CLONE_INTO_CGROUP, cgroup v2), which
+// costs nothing, unlike moving it there afterwards.
+CloneResult clone_into_namespaces(std::uint64_t ns_flags, int cgroup_fd = -1);
 
 int pidfd_signal(int pidfd, int sig);
 
