@@ -346,18 +346,6 @@ TEST_F(Escape, HostDevShmIsNotShared) {
 
 // --- outliving the sandbox ---
 
-bool marker_process_alive(const std::string& marker) {
-  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-    std::string name = e.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    try {
-      if (read_file(e.path().string() + "/cmdline").find(marker) != std::string::npos) return true;
-    } catch (...) {
-    }
-  }
-  return false;
-}
-
 class Outlive : public Escape, public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(Outlive, NothingSurvivesTheRun) {
@@ -374,11 +362,11 @@ TEST_P(Outlive, NothingSurvivesTheRun) {
   if (how == std::string("disown")) script = "bash -c '" + sleeper + "' & disown";
   auto r = attempt(script + "\nsleep 0.2; echo started");
   EXPECT_EQ(r.out, "started\n") << r.err;
-  EXPECT_FALSE(marker_process_alive(marker)) << how << " left a process running";
+  EXPECT_FALSE(process_with_arg_exists(marker)) << how << " left a process running";
   // And with a time limit that kills the run.
   auto t = attempt(script + "\nsleep 100", {"--timeout", "300ms"});
   EXPECT_EQ(t.exit_code, 124);
-  EXPECT_FALSE(marker_process_alive(marker)) << how << " survived the time limit";
+  EXPECT_FALSE(process_with_arg_exists(marker)) << how << " survived the time limit";
 }
 
 INSTANTIATE_TEST_SUITE_P(Ways, Outlive, ::testing::Values("setsid", "double-fork", "nohup", "disown"));

@@ -120,6 +120,18 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+bool process_with_arg_exists(const std::string& needle) {
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream f(e.path().string() + "/cmdline", std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    if (ss.str().find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
 void write_file(const std::string& path, const std::string& content) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) throw std::runtime_error("cannot write " + path);

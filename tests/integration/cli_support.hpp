@@ -45,6 +45,9 @@ class TempDir {
   std::string path_;
 };
 
+// Whether any process on the host has `needle` in its command line.
+bool process_with_arg_exists(const std::string& needle);
+
 void write_file(const std::string& path, const std::string& content);
 std::string read_file(const std::string& path);
 bool path_exists(const std::string& path);

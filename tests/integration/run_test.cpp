@@ -312,21 +312,6 @@ pid_t spawn_corral(const std::vector<std::string>& args, const std::string& cwd,
   return pid;
 }
 
-bool process_with_arg_exists(const std::string& needle) {
-  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-    std::string name = e.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::string cmdline;
-    try {
-      cmdline = read_file(e.path().string() + "/cmdline");
-    } catch (...) {
-      continue;
-    }
-    if (cmdline.find(needle) != std::string::npos) return true;
-  }
-  return false;
-}
-
 bool wait_for(const std::function<bool()>& cond, int ms) {
   for (int i = 0; i < ms / 20; ++i) {
     if (cond()) return true;
