@@ -109,6 +109,11 @@ void add_policy_flags(CLI::App* sub, PolicyFlags& f) {
   single("--cpus", f.cpus, "N", "CPU limit in CPUs, e.g. 1.5");
   single("--timeout", f.timeout, "DURATION", "wall-clock limit, e.g. 30s, 10m, 1h30m");
   single("--output-limit", f.output_limit, "SIZE", "limit on captured output, e.g. 64MiB");
+  single("--seccomp", f.seccomp, "PROFILE",
+         "seccomp profile: default, strict, or a profile file (TOML: base, block)");
+  sub->add_flag("--allow-nested-userns", f.allow_nested_userns,
+                "let the command create its own user namespaces (e.g. a browser's sandbox)")
+      ->group(kGroup);
 }
 
 Result<PolicyContext> policy_context_from_environment() {
@@ -180,6 +185,15 @@ Result<void> apply_policy_flags(const PolicyFlags& f, const std::string& cwd, Po
     if (!n) return flag_error("--output-limit", n.error());
     p.limits.output_bytes = *n;
   }
+  if (!f.seccomp.empty()) {
+    if (f.seccomp.find('\0') != std::string::npos)
+      return flag_error("--seccomp", "expected default, strict or a profile file's path");
+    // A profile path is a plain path (no globs), relative to the caller's cwd.
+    const bool relative = !is_builtin_seccomp_profile(f.seccomp) && f.seccomp[0] != '/' &&
+                          f.seccomp[0] != '~';
+    p.process.seccomp = relative ? (cwd == "/" ? "" : cwd) + "/" + f.seccomp : f.seccomp;
+  }
+  if (f.allow_nested_userns) p.process.allow_nested_userns = true;
   return {};
 }
 

@@ -25,6 +25,8 @@ struct PolicyFlags {
   std::vector<std::string> deny_hosts;    // --deny-host HOST  -> network.deny
   bool allow_local_binding = false;       // --allow-local-binding
   std::string memory, pids, cpus, timeout, output_limit;  // --memory 2GiB ... --output-limit
+  std::string seccomp;                    // --seccomp default|strict|FILE -> process.seccomp
+  bool allow_nested_userns = false;       // --allow-nested-userns
 };
 
 // Registers the flags on `sub`; CLI11 fills `flags`, which must outlive parsing.

@@ -170,6 +170,11 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   // The filter is compiled here (cached per process) and only loaded by the child.
   SeccompOptions seccomp_opts;
   seccomp_opts.notify = features->seccomp_user_notif;
+  seccomp_opts.profile = request.policy.process.seccomp_base == "strict"
+                             ? SeccompOptions::Profile::strict
+                             : SeccompOptions::Profile::default_profile;
+  seccomp_opts.allow_nested_userns = request.policy.process.allow_nested_userns;
+  seccomp_opts.extra_blocked = request.policy.process.seccomp_block;
   auto seccomp = compile_seccomp_filter(seccomp_opts);
   if (!seccomp) return std::move(seccomp).error();
   cfg.seccomp = &*seccomp;

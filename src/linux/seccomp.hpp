@@ -34,6 +34,10 @@ struct SeccompOptions {
   // Blocked calls go to a supervisor (SECCOMP_RET_USER_NOTIF), which records them and answers
   // EPERM; without it they fail with EPERM in the kernel and nobody hears of them.
   bool notify = true;
+  // Further syscalls (libseccomp names) blocked outright, with the same action as the profile's
+  // own blocks. A name libseccomp does not know is an invalid_input error; one it knows but the
+  // native architecture lacks is skipped, as in the profiles.
+  std::vector<std::string> extra_blocked;
 
   friend bool operator==(const SeccompOptions&, const SeccompOptions&) = default;
 };

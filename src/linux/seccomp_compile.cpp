@@ -13,12 +13,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <map>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -80,8 +78,26 @@ class FilterBuilder {
     if (nr < 0) return;
     add(name, nr, action, nullptr);
     note(name, std::string(name) + ": " + action_text(action));
+    if (!error_) outright_.push_back(name);
   }
   void block(const char* name) { block(name, block_); }
+
+  // A block asked for by the caller (a profile file). Calls the profile already blocks outright
+  // keep their rule (clone3's ENOSYS must stay); conditional ones become unconditional.
+  void block_extra(const std::string& name) {
+    if (error_) return;
+    int nr = seccomp_syscall_resolve_name(name.c_str());
+    if (nr == __NR_SCMP_ERROR) {
+      error_ = make_error(Errc::invalid_input, "unknown syscall \"" + name + "\" in the seccomp "
+                                               "block list");
+      return;
+    }
+    if (nr < 0) return;  // not a syscall on this architecture
+    if (std::find(outright_.begin(), outright_.end(), name) != outright_.end()) return;
+    add(name.c_str(), nr, block_, nullptr);
+    note(name.c_str(), name + ": " + action_text(block_) + " (profile)");
+    if (!error_) outright_.push_back(name);
+  }
 
   // Blocks `name` when (low 32 bits of argument `arg`) & mask == value for ANY of `patterns`.
   // Only the low 32 bits are compared: every argument we test is an int/unsigned int in the
@@ -140,6 +156,7 @@ class FilterBuilder {
   std::uint32_t block_;
   SeccompProgram& out_;
   std::optional<Error> error_;
+  std::vector<std::string> outright_;  // names blocked with no condition
 };
 
 // Namespace flags: clone() and unshare() share the CLONE_NEW* bits, except that clone()'s low
@@ -298,6 +315,7 @@ Result<SeccompProgram> build(const SeccompOptions& o) {
   FilterBuilder b(ctx, block_action, prog);
   add_default_profile(b, o);
   if (o.profile == SeccompOptions::Profile::strict) add_strict_profile(b);
+  for (const std::string& name : o.extra_blocked) b.block_extra(name);
   if (b.error()) return *b.error();
 
   Result<std::vector<sock_filter>> code = export_bpf(ctx);
@@ -313,17 +331,17 @@ Result<SeccompProgram> build(const SeccompOptions& o) {
 }  // namespace
 
 Result<SeccompProgram> compile_seccomp_filter(const SeccompOptions& options) {
-  using Key = std::tuple<int, bool, bool>;
+  // A handful of distinct options per process at most: a linear scan over operator==.
   static std::mutex mu;
-  static std::map<Key, SeccompProgram> cache;
-  Key key{static_cast<int>(options.profile), options.allow_nested_userns, options.notify};
+  static std::vector<std::pair<SeccompOptions, SeccompProgram>> cache;
   // Held across the compile: libseccomp's context is not shared, but one compile per key is
   // the point of the cache, and a compile takes about a millisecond.
   std::lock_guard<std::mutex> lock(mu);
-  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  for (const auto& [opts, prog] : cache)
+    if (opts == options) return prog;
   Result<SeccompProgram> prog = build(options);
   if (!prog) return prog;
-  cache.emplace(key, *prog);
+  cache.emplace_back(options, *prog);
   return prog;
 }
 

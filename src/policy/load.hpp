@@ -56,6 +56,20 @@ Result<NetMode> parse_net_mode(const std::string& text);            // none | al
 // against the host at resolution; false for a plain path.
 bool is_glob_pattern(const std::string& pattern);
 
+// A seccomp profile file (process.seccomp = "path"): `base` = "default" | "strict" (default
+// "default") and `block` = ["syscall", ...], extra syscalls refused on top of the base. Unknown
+// keys, wrong types and syscall names libseccomp does not know are invalid_input errors
+// carrying the file, line and key ("block[2]"); a missing file is not_found.
+struct SeccompProfile {
+  std::string base = "default";
+  std::vector<std::string> block;  // as written, in order
+};
+Result<SeccompProfile> load_seccomp_profile_file(const std::string& path);
+Result<SeccompProfile> parse_seccomp_profile_toml(const std::string& text,
+                                                  const std::string& origin);
+// True for the built-in process.seccomp values "default" and "strict" (anything else is a path).
+bool is_builtin_seccomp_profile(const std::string& value);
+
 // Checks every field's syntax and the cross-field rules (e.g. network.allow without mode
 // allowlist) without touching disk. Keys name the list entry ("filesystem.read_deny[3]").
 Result<void> validate_policy(const Policy& policy);

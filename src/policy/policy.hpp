@@ -46,6 +46,14 @@ struct Policy {
     std::optional<std::uint64_t> output_bytes;
   } limits;
 
+  struct Process {
+    // "default", "strict", or the path of a seccomp profile file (TOML: base = "default" |
+    // "strict", block = ["syscall", ...]). A relative path in a policy file is made absolute
+    // against that file's directory when it is loaded; one from a flag against the caller's cwd.
+    std::string seccomp = "default";
+    bool allow_nested_userns = false;  // opt-in for tools that build their own sandbox
+  } process;
+
   std::string workspace;  // directory made writable as "."; empty = the caller's cwd
 };
 
@@ -64,6 +72,12 @@ struct EffectivePolicy {
   Policy::Network network;
   Policy::Env env;
   Policy::Limits limits;
+  struct Process {
+    std::string seccomp = "default";       // "default", "strict" or the absolute profile path
+    std::string seccomp_base = "default";  // "default" or "strict": the built-in profile used
+    std::vector<std::string> seccomp_block;  // extra syscalls refused (profile file), sorted
+    bool allow_nested_userns = false;
+  } process;
 };
 
 }  // namespace corral

@@ -176,6 +176,24 @@ Result<EffectivePolicy> resolve_policy(const Policy& policy, const PolicyContext
   e.env = policy.env;
   sort_unique(e.env.pass);
   e.limits = policy.limits;
+
+  // The profile file is read now, so the hash covers what it blocks, not just its name.
+  e.process.allow_nested_userns = policy.process.allow_nested_userns;
+  if (is_builtin_seccomp_profile(policy.process.seccomp)) {
+    e.process.seccomp = policy.process.seccomp;
+    e.process.seccomp_base = policy.process.seccomp;
+  } else {
+    e.process.seccomp = paths::normalize(join_path(policy.process.seccomp, ctx.home, ctx.cwd));
+    auto profile = load_seccomp_profile_file(e.process.seccomp);
+    if (!profile) {
+      Error err = profile.error();
+      if (err.key.empty()) err.key = "process.seccomp";
+      return err;
+    }
+    e.process.seccomp_base = profile->base;
+    e.process.seccomp_block = std::move(profile->block);
+    sort_unique(e.process.seccomp_block);
+  }
   return e;
 }
 

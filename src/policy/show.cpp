@@ -116,6 +116,13 @@ ordered_json policy_to_json(const EffectivePolicy& p) {
       p.limits.timeout ? ordered_json(p.limits.timeout->count()) : ordered_json(nullptr);
   lim["output_bytes"] = or_null(p.limits.output_bytes);
   j["limits"] = std::move(lim);
+
+  ordered_json proc;
+  proc["seccomp"] = json_text(p.process.seccomp);
+  proc["base"] = p.process.seccomp_base;
+  proc["allow_nested_userns"] = p.process.allow_nested_userns;
+  proc["block"] = string_array(p.process.seccomp_block);
+  j["process"] = std::move(proc);
   return j;
 }
 
@@ -153,6 +160,14 @@ std::string policy_to_text(const EffectivePolicy& p) {
   out += fmt::format("  timeout: {}\n", lim.timeout ? format_duration(*lim.timeout) : "none");
   out += fmt::format("  output: {}\n",
                      lim.output_bytes ? format_size(*lim.output_bytes) : "unlimited");
+
+  out += "process:\n";
+  out += fmt::format("  seccomp: {}", p.process.seccomp);
+  if (p.process.seccomp != p.process.seccomp_base)
+    out += fmt::format(" (base {})", p.process.seccomp_base);
+  out += "\n";
+  append_list(out, "block", p.process.seccomp_block);
+  out += fmt::format("  allow_nested_userns: {}\n", p.process.allow_nested_userns);
   return out;
 }
 

@@ -1,5 +1,6 @@
 // Reads a TOML policy file (DESIGN.md's format) into a Policy: lists are appended, scalars
 // replaced. Every error names the file, the line and the dotted key it is about.
+#include <seccomp.h>
 #include <toml++/toml.h>
 
 #include <functional>
@@ -45,17 +46,19 @@ class TomlLoader {
         r = load_env(k, v);
       } else if (name == "limits") {
         r = load_limits(k, v);
+      } else if (name == "process") {
+        r = load_process(k, v);
       } else if (name == "workspace") {
         r = load_workspace(v);
       } else {
-        r = unknown(k, "", {"workspace", "filesystem", "network", "env", "limits"});
+        r = unknown(k, "", {"workspace", "filesystem", "network", "env", "limits", "process"});
       }
       if (!r) return r;
     }
     return {};
   }
 
- private:
+ protected:
   Error error_at(const toml::source_region& where, std::string key, std::string message) const {
     Error e = make_error(Errc::invalid_input, std::move(message));
     e.file = origin_;
@@ -246,16 +249,74 @@ class TomlLoader {
     return {};
   }
 
+  Result<void> load_process(const toml::key& tk, const toml::node& tv) {
+    auto t = table_of(tk, tv);
+    if (!t) return t.error();
+    for (auto&& [k, v] : **t) {
+      const std::string name(k.str());
+      const std::string key = "process." + name;
+      if (name == "seccomp") {
+        const auto* s = v.as_string();
+        if (!s) return wrong_type(v, key, "a string (default, strict or a profile file's path)");
+        std::string value = s->get();
+        if (value.empty() || value.find('\0') != std::string::npos)
+          return error_at(v.source(), key,
+                          "expected default, strict or the path of a seccomp profile file");
+        // A relative profile path is relative to this policy file, wherever corral runs.
+        if (!is_builtin_seccomp_profile(value) && value[0] != '/' && value[0] != '~') {
+          std::size_t slash = origin_.rfind('/');
+          if (slash != std::string::npos) value = origin_.substr(0, slash + 1) + value;
+        }
+        p_.process.seccomp = std::move(value);
+      } else if (name == "allow_nested_userns") {
+        const auto* b = v.as_boolean();
+        if (!b) return wrong_type(v, key, "a boolean");
+        p_.process.allow_nested_userns = b->get();
+      } else {
+        return unknown(k, "process", {"seccomp", "allow_nested_userns"});
+      }
+    }
+    return {};
+  }
+
   Policy& p_;
   const std::string& origin_;
 };
 
-}  // namespace
+class ProfileLoader : public TomlLoader {
+ public:
+  ProfileLoader(Policy& unused, const std::string& origin) : TomlLoader(unused, origin) {}
 
-Result<void> merge_policy_toml(Policy& policy, const std::string& text, const std::string& origin) {
-  toml::table root;
+  Result<SeccompProfile> load_profile(const toml::table& root) {
+    SeccompProfile prof;
+    for (auto&& [k, v] : root) {
+      const std::string name(k.str());
+      if (name == "base") {
+        const auto* s = v.as_string();
+        if (!s) return wrong_type(v, name, "a string (default or strict)");
+        if (!is_builtin_seccomp_profile(s->get()))
+          return error_at(v.source(), name,
+                          "unknown base profile \"" + s->get() + "\"; expected default or strict");
+        prof.base = s->get();
+      } else if (name == "block") {
+        auto known = [](const std::string& syscall) -> Result<void> {
+          if (syscall.find('\0') == std::string::npos &&
+              seccomp_syscall_resolve_name(syscall.c_str()) != __NR_SCMP_ERROR)
+            return {};
+          return make_error(Errc::invalid_input, "unknown syscall \"" + syscall + "\"");
+        };
+        if (auto r = read_strings(v, name, known, prof.block); !r) return r.error();
+      } else {
+        return unknown(k, "", {"base", "block"});
+      }
+    }
+    return prof;
+  }
+};
+
+Result<toml::table> parse_toml(const std::string& text, const std::string& origin) {
   try {
-    root = toml::parse(text, origin);
+    return toml::parse(text, origin);
   } catch (const toml::parse_error& e) {
     Error err =
         make_error(Errc::invalid_input, "TOML syntax error: " + std::string(e.description()));
@@ -263,10 +324,36 @@ Result<void> merge_policy_toml(Policy& policy, const std::string& text, const st
     err.line = static_cast<int>(e.source().begin.line);
     return err;
   }
+}
+
+}  // namespace
+
+bool is_builtin_seccomp_profile(const std::string& value) {
+  return value == "default" || value == "strict";
+}
+
+Result<SeccompProfile> parse_seccomp_profile_toml(const std::string& text,
+                                                  const std::string& origin) {
+  auto root = parse_toml(text, origin);
+  if (!root) return root.error();
+  Policy unused;
+  ProfileLoader loader(unused, origin);
+  return loader.load_profile(*root);
+}
+
+Result<SeccompProfile> load_seccomp_profile_file(const std::string& path) {
+  auto text = policy_io::read_text_file(path, "seccomp profile file");
+  if (!text) return text.error();
+  return parse_seccomp_profile_toml(*text, path);
+}
+
+Result<void> merge_policy_toml(Policy& policy, const std::string& text, const std::string& origin) {
+  auto root = parse_toml(text, origin);
+  if (!root) return root.error();
   // Load into a copy so a file with an error leaves `policy` untouched.
   Policy merged = policy;
   TomlLoader loader(merged, origin);
-  if (auto r = loader.load(root); !r) return r;
+  if (auto r = loader.load(*root); !r) return r;
   policy = std::move(merged);
   return {};
 }

@@ -92,6 +92,9 @@ Result<void> validate_policy(const Policy& p) {
     return invalid_key("limits.timeout", "must be at least 1ms");
   if (lim.output_bytes && *lim.output_bytes == 0)
     return invalid_key("limits.output", "must be greater than zero");
+  if (p.process.seccomp.empty() || p.process.seccomp.find('\0') != std::string::npos)
+    return invalid_key("process.seccomp",
+                       "expected default, strict or the path of a seccomp profile file");
   return {};
 }
 

@@ -146,7 +146,7 @@ TEST_F(PolicyCli, ShowJsonKeepsTheCanonicalKeyOrder) {
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"workspace", "filesystem", "network", "env", "limits",
-                                            "hash"}));
+                                            "process", "hash"}));
 }
 
 TEST_F(PolicyCli, ShowHashIsStableAndFollowsThePolicy) {

@@ -326,6 +326,40 @@ TEST(SeccompFilter, StrictProfileNarrowsSocketsAndDevices) {
     EXPECT_GE(out[i].ret, 0) << "call " << i << ": " << std::strerror(out[i].err);
 }
 
+TEST(SeccompFilter, ExtraBlockedCallsFailWithEperm) {
+  SeccompOptions o = opts(Profile::default_profile, false, false);
+  o.extra_blocked = {"getcwd", "clone3", "ioctl"};  // clone3 keeps its ENOSYS rule
+  auto prog = compile_seccomp_filter(o);
+  ASSERT_TRUE(prog.ok()) << prog.error().describe();
+  EXPECT_TRUE(has(prog->blocked_names, "getcwd"));
+  // A different extra list is a different program (the cache compares the list).
+  auto plain = compile_seccomp_filter(opts(Profile::default_profile, false, false));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(has(plain->blocked_names, "getcwd"));
+  std::vector<Outcome> out = run_filtered(o, [&](Recorder& r) {
+    char buf[4096];
+    r.rec(syscall(SYS_getcwd, buf, sizeof buf));  // 0
+    r.rec(syscall(SYS_getpid));                    // 1
+    r.rec(syscall(SYS_clone3, nullptr, 0));        // 2
+    r.rec(syscall(SYS_ioctl, 0, FIONREAD, nullptr));  // 3: blocked outright now
+  });
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[0].ret, -1);
+  EXPECT_EQ(out[0].err, EPERM) << std::strerror(out[0].err);
+  EXPECT_GT(out[1].ret, 0);
+  EXPECT_EQ(out[2].err, ENOSYS) << std::strerror(out[2].err);
+  EXPECT_EQ(out[3].err, EPERM) << std::strerror(out[3].err);
+}
+
+TEST(SeccompCompile, UnknownExtraSyscallIsInvalidInput) {
+  SeccompOptions o;
+  o.extra_blocked = {"getcwd", "corral_no_such_call"};
+  auto prog = compile_seccomp_filter(o);
+  ASSERT_FALSE(prog.ok());
+  EXPECT_EQ(prog.error().code, Errc::invalid_input);
+  EXPECT_NE(prog.error().message.find("corral_no_such_call"), std::string::npos);
+}
+
 TEST(SeccompFilter, NestedUserNamespacesWhenAllowed) {
   // Only meaningful where this user may create a user namespace at all.
   int status = run_unfiltered([] { return unshare(CLONE_NEWUSER) == 0 ? 0 : 1; });

@@ -175,6 +175,55 @@ TEST_F(PolicyFlagsTest, FileErrorsKeepFileAndLine) {
   EXPECT_EQ(e.code, Errc::not_found);
 }
 
+TEST_F(PolicyFlagsTest, ProcessFlags) {
+  auto d = build({});
+  ASSERT_TRUE(d.ok()) << d.error().describe();
+  EXPECT_EQ(d->process.seccomp, "default");
+  EXPECT_EQ(d->process.seccomp_base, "default");
+  EXPECT_TRUE(d->process.seccomp_block.empty());
+  EXPECT_FALSE(d->process.allow_nested_userns);
+
+  auto s = build({"--seccomp", "strict", "--allow-nested-userns"});
+  ASSERT_TRUE(s.ok()) << s.error().describe();
+  EXPECT_EQ(s->process.seccomp, "strict");
+  EXPECT_EQ(s->process.seccomp_base, "strict");
+  EXPECT_TRUE(s->process.allow_nested_userns);
+}
+
+TEST_F(PolicyFlagsTest, SeccompProfileFileIsLoadedAtResolution) {
+  std::string prof =
+      dir_.write("cwd/prof.toml",
+                 "base = \"strict\"\nblock = [\"getcwd\", \"chdir\", \"getcwd\"]\n");
+  auto r = build({"--seccomp", "prof.toml"});  // relative to the caller's cwd
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->process.seccomp, prof);
+  EXPECT_EQ(r->process.seccomp_base, "strict");
+  EXPECT_EQ(r->process.seccomp_block, (Paths{"chdir", "getcwd"}));
+
+  // From a policy file: relative to that file's directory.
+  dir_.write("conf/p2.toml", "block = [\"chdir\"]\n");
+  std::string pol = dir_.write("conf/policy.toml", "[process]\nseccomp = \"p2.toml\"\n");
+  auto f = build({"--policy", pol});
+  ASSERT_TRUE(f.ok()) << f.error().describe();
+  EXPECT_EQ(f->process.seccomp, dir_.at("conf/p2.toml"));
+  EXPECT_EQ(f->process.seccomp_base, "default");
+  EXPECT_EQ(f->process.seccomp_block, (Paths{"chdir"}));
+}
+
+TEST_F(PolicyFlagsTest, SeccompProfileErrorsNameTheProfile) {
+  std::string bad = dir_.write("bad.toml", "block = [\n  \"getcwd\",\n  \"not_a_syscall\",\n]\n");
+  Error e = error_of(build({"--seccomp", bad}));
+  EXPECT_EQ(e.code, Errc::invalid_input);
+  EXPECT_EQ(e.file, bad);
+  EXPECT_EQ(e.line, 3);
+  EXPECT_EQ(e.key, "block[1]");
+  EXPECT_NE(e.message.find("not_a_syscall"), std::string::npos) << e.message;
+
+  e = error_of(build({"--seccomp", dir_.at("missing.toml")}));
+  EXPECT_EQ(e.code, Errc::not_found);
+  EXPECT_EQ(e.key, "process.seccomp");
+}
+
 TEST(PolicyContextFromEnvironment, UsesHomeAndCwd) {
   auto ctx = policy_context_from_environment();
   ASSERT_TRUE(ctx.ok()) << ctx.error().describe();

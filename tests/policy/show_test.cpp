@@ -35,12 +35,16 @@ TEST(PolicyJson, HasEveryFieldInTheDocumentedOrder) {
   auto j = policy_to_json(sample());
   std::vector<std::string> top;
   for (auto it = j.begin(); it != j.end(); ++it) top.push_back(it.key());
-  EXPECT_EQ(top, (std::vector<std::string>{"workspace", "filesystem", "network", "env", "limits"}));
+  EXPECT_EQ(top, (std::vector<std::string>{"workspace", "filesystem", "network", "env", "limits",
+                                           "process"}));
   std::vector<std::string> fs, net, env, lim;
   for (auto it = j["filesystem"].begin(); it != j["filesystem"].end(); ++it) fs.push_back(it.key());
   for (auto it = j["network"].begin(); it != j["network"].end(); ++it) net.push_back(it.key());
   for (auto it = j["env"].begin(); it != j["env"].end(); ++it) env.push_back(it.key());
   for (auto it = j["limits"].begin(); it != j["limits"].end(); ++it) lim.push_back(it.key());
+  std::vector<std::string> proc;
+  for (auto it = j["process"].begin(); it != j["process"].end(); ++it) proc.push_back(it.key());
+  EXPECT_EQ(proc, (std::vector<std::string>{"seccomp", "base", "allow_nested_userns", "block"}));
   EXPECT_EQ(fs, (std::vector<std::string>{"read_deny", "read_allow", "write_allow", "write_deny",
                                           "read_only"}));
   EXPECT_EQ(net, (std::vector<std::string>{"mode", "allow", "deny", "allow_local_binding"}));
@@ -78,7 +82,9 @@ TEST(PolicyJson, ExactCompactForm) {
       R"({"workspace":"/w","filesystem":{"read_deny":[],"read_allow":[],"write_allow":["/w"],)"
       R"("write_deny":[],"read_only":[]},"network":{"mode":"none","allow":[],"deny":[],)"
       R"("allow_local_binding":false},"env":{"pass":[],"set":{}},"limits":{"memory_bytes":null,)"
-      R"("pids":null,"cpus":null,"timeout_ms":null,"output_bytes":null}})");
+      R"("pids":null,"cpus":null,"timeout_ms":null,"output_bytes":null},)"
+      R"("process":{"seccomp":"default","base":"default","allow_nested_userns":false,)"
+      R"("block":[]}})");
 }
 
 TEST(PolicyJson, InvalidUtf8IsEscapedNotThrown) {
@@ -107,7 +113,7 @@ TEST(PolicyHash, IsSha256HexAndStable) {
   minimal.workspace = "/w";
   minimal.filesystem.write_allow = {"/w"};
   EXPECT_EQ(policy_hash(minimal),
-            "sha256:65e8280ecbe92ceb310aade25e5fd432868119a316eef26df179a9d2ad7d4f87");
+            "sha256:ff2587b496c58a0d58c0db9b2596a3b67ebacdbe6da7dd16f5ecbc69bda37feb");
 }
 
 TEST(PolicyHash, ChangesWithEveryField) {
@@ -129,6 +135,10 @@ TEST(PolicyHash, ChangesWithEveryField) {
       [](auto& p) { p.limits.cpus = 1.0; },
       [](auto& p) { p.limits.timeout = std::chrono::milliseconds(1); },
       [](auto& p) { p.limits.output_bytes = 1; },
+      [](auto& p) { p.process.seccomp = "strict"; },
+      [](auto& p) { p.process.seccomp_base = "strict"; },
+      [](auto& p) { p.process.seccomp_block.push_back("getcwd"); },
+      [](auto& p) { p.process.allow_nested_userns = true; },
       // Moving an entry between lists must change the hash too.
       [](auto& p) {
         p.filesystem.read_only.push_back(p.filesystem.read_allow.back());
@@ -150,7 +160,8 @@ TEST(PolicyText, SummarisesEverySection) {
   const std::string text = policy_to_text(p);
   for (const char* part :
        {"workspace: /work/ws", "read_deny:", "    /home/u/.ssh", "mode: allowlist", "    pypi.org",
-        "CI=1", "memory: 2GiB (2147483648 bytes)", "timeout: 90s", "pids: unlimited", "read_only:"})
+        "CI=1", "memory: 2GiB (2147483648 bytes)", "timeout: 90s", "pids: unlimited", "read_only:",
+        "process:", "seccomp: default", "allow_nested_userns: false"})
     EXPECT_NE(text.find(part), std::string::npos) << "missing \"" << part << "\" in\n" << text;
 }
 

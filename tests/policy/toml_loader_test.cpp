@@ -85,6 +85,76 @@ output = "64MiB"
   EXPECT_EQ(p.limits.output_bytes, 64ULL << 20);
 }
 
+TEST(TomlLoader, ProcessTable) {
+  auto r = load("[process]\nseccomp = \"strict\"\nallow_nested_userns = true\n");
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->process.seccomp, "strict");
+  EXPECT_TRUE(r->process.allow_nested_userns);
+  auto d = load("");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->process.seccomp, "default");
+  EXPECT_FALSE(d->process.allow_nested_userns);
+}
+
+TEST(TomlLoader, ProfilePathIsRelativeToThePolicyFile) {
+  Policy p;
+  ASSERT_TRUE(merge_policy_toml(p, "[process]\nseccomp = \"prof.toml\"\n", "/etc/corral/p.toml")
+                  .ok());
+  EXPECT_EQ(p.process.seccomp, "/etc/corral/prof.toml");
+  ASSERT_TRUE(merge_policy_toml(p, "[process]\nseccomp = \"/abs/x.toml\"\n", "/etc/p.toml").ok());
+  EXPECT_EQ(p.process.seccomp, "/abs/x.toml");
+  ASSERT_TRUE(merge_policy_toml(p, "[process]\nseccomp = \"~/x.toml\"\n", "/etc/p.toml").ok());
+  EXPECT_EQ(p.process.seccomp, "~/x.toml");
+}
+
+TEST(TomlLoader, ProcessErrors) {
+  expect_error("[process]\nseccomp = 1\n", 2, "process.seccomp", "expected a string");
+  expect_error("[process]\nseccomp = \"\"\n", 2, "process.seccomp");
+  expect_error("[process]\n\nallow_nested_userns = \"yes\"\n", 3, "process.allow_nested_userns",
+               "expected a boolean");
+  expect_error("[process]\nnested = true\n", 2, "process.nested", "unknown key");
+  expect_error("process = 1\n", 1, "process", "expected a table");
+}
+
+TEST(SeccompProfileToml, BaseAndBlock) {
+  auto r = parse_seccomp_profile_toml(
+      "base = \"strict\"\nblock = [\"getcwd\", \"chdir\"]\n", "p.toml");
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->base, "strict");
+  EXPECT_EQ(r->block, (std::vector<std::string>{"getcwd", "chdir"}));
+  auto d = parse_seccomp_profile_toml("", "p.toml");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->base, "default");
+  EXPECT_TRUE(d->block.empty());
+}
+
+TEST(SeccompProfileToml, ErrorsNameFileLineAndKey) {
+  struct Case {
+    const char* text;
+    int line;
+    const char* key;
+    const char* message;
+  };
+  for (const Case& c : {
+           Case{"block = [\"getcwd\",\n  \"no_such_call\"]\n", 2, "block[1]", "unknown syscall"},
+           Case{"block = [1]\n", 1, "block[0]", "expected a string"},
+           Case{"block = \"getcwd\"\n", 1, "block", "expected an array"},
+           Case{"base = \"lax\"\n", 1, "base", "unknown base profile"},
+           Case{"\nallow = [\"x\"]\n", 2, "allow", "unknown key"},
+       }) {
+    SCOPED_TRACE(c.text);
+    Error e = test::error_of(parse_seccomp_profile_toml(c.text, "prof.toml"));
+    EXPECT_EQ(e.code, Errc::invalid_input);
+    EXPECT_EQ(e.file, "prof.toml");
+    EXPECT_EQ(e.line, c.line);
+    EXPECT_EQ(e.key, c.key);
+    EXPECT_NE(e.message.find(c.message), std::string::npos) << e.message;
+  }
+  Error e = test::error_of(load_seccomp_profile_file("/nonexistent/corral-profile.toml"));
+  EXPECT_EQ(e.code, Errc::not_found);
+  EXPECT_EQ(e.file, "/nonexistent/corral-profile.toml");
+}
+
 TEST(TomlLoader, ListsAppendAndScalarsReplace) {
   Policy p = default_policy();
   p.limits.pids = 10;
