@@ -36,6 +36,7 @@ struct ChildConfig {
   std::string fallback_cwd;                    // used when cwd is not visible inside
 
   int ctl_fd = -1;                             // child end of the control socketpair
+  int parent_ctl_fd = -1;                      // the parent's end: the child closes its copy
   bool trace = false;                          // CORRAL_TRACE_SETUP=1: step timings on stderr
   int stdio_fds[3] = {-1, -1, -1};             // -1: inherit corral's own
 };

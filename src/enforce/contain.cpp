@@ -224,6 +224,9 @@ void load_seccomp(const ChildConfig& c) {
 void child_main(ChildConfig& c) {
   // If corral dies (even by SIGKILL), so does this init, and with it the whole pid namespace.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // Without this copy of the parent's end, a parent that died before PDEATHSIG was set would
+  // leave wait_for_parent() blocked instead of reading EOF.
+  if (c.parent_ctl_fd >= 0) close(c.parent_ctl_fd);
   trace(c, "cloned");
   check(c, SetupStep::id_maps, ident::write_self_id_maps(c.uid, c.gid));
   trace(c, "id-maps");

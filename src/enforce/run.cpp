@@ -137,7 +137,8 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   rec.id = request.id.empty() ? new_run_id() : request.id;
   rec.argv = request.argv;
   rec.policy_hash = policy_hash(request.policy);
-  rec.not_observed = {"filesystem", "network", "limit"};
+  // Refusals corral cannot see yet (seccomp and limit violations are recorded).
+  rec.not_observed = {"filesystem", "network"};
   for (const auto& p : unprotected_write_deny(request.policy))
     rec.not_enforced.push_back("filesystem.write_deny " + p +
                                ": does not exist yet, so no mount protects it if created");
@@ -198,6 +199,7 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   exe->ctl_.reset(sp[0]);
   UniqueFd child_ctl(sp[1]);
   cfg.ctl_fd = child_ctl.get();
+  cfg.parent_ctl_fd = exe->ctl_.get();
 
   UniqueFd child_in, child_out, child_err;
   if (request.stdio == StdioMode::pipe) {
