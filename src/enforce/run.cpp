@@ -143,8 +143,6 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
     rec.not_enforced.push_back("filesystem.write_deny " + p +
                                ": does not exist yet, so no mount protects it if created");
 
-  // A crashed corral leaves its run's cgroup behind; whoever runs next cleans it up.
-  (void)reap_orphan_cgroups(std::chrono::seconds(5));
   auto cgroup = make_run_cgroup(request.policy.limits, rec.id);
   if (!cgroup) return std::move(cgroup).error();
   exe->cgroup_ = std::move(*cgroup);

@@ -41,6 +41,9 @@ Result<std::optional<RunCgroup>> make_run_cgroup(const Policy::Limits& limits,
     if (any_limit(limits)) return std::move(layout).error();
     return std::optional<RunCgroup>{};
   }
+  // A crashed corral leaves its run's cgroup behind; whoever runs next cleans it up (with a
+  // grace period, so a concurrent run's fresh cgroup is left alone).
+  (void)reap_stale_cgroups(*layout, cgroup_owner_alive, std::chrono::seconds(5));
   // Without limits a cgroup only adds accounting, and moving a process into a v1 cgroup costs
   // milliseconds (cgroup.procs writes wait for an RCU grace period): take one only where the
   // child can be cloned straight into it (pure v2, CLONE_INTO_CGROUP).

@@ -17,7 +17,7 @@ std::string cgroup_name_for(const std::string& run_id);
 // Whether the corral process that made cgroup `name` is still alive.
 bool cgroup_owner_alive(const std::string& name);
 
-// A cgroup for this run. With limits, a missing or unwritable controller is an error (refuse
+// Reaps cgroups of dead runs, then makes a cgroup for this run. With limits, a missing or unwritable controller is an error (refuse
 // rather than run unlimited); without limits the run goes on without one (nullopt) and only
 // loses cgroup accounting.
 Result<std::optional<RunCgroup>> make_run_cgroup(const Policy::Limits& limits,

@@ -25,6 +25,9 @@ std::vector<std::string> split_words(std::string_view text);
 
 std::string errno_text(int err);  // "EACCES (Permission denied)"
 Error fs_error(Errc code, const std::string& what, const std::string& path, int err);
+// Writes one limit file; the error names the key ("memory.max") and the path.
+Result<void> write_limit(CgroupFs& fs, const std::string& path, const std::string& value,
+                         const char* key);
 
 // CPU bandwidth: period and quota in microseconds for `cpus` CPUs.
 inline constexpr std::uint64_t kCpuPeriodUs = 100000;

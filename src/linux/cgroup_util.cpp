@@ -79,6 +79,16 @@ Error fs_error(Errc code, const std::string& what, const std::string& path, int 
   return e;
 }
 
+Result<void> write_limit(CgroupFs& fs, const std::string& path, const std::string& value,
+                         const char* key) {
+  int err = fs.write_file(path, value);
+  if (err == 0) return {};
+  Error e = fs_error(Errc::setup_failed,
+                     "cannot set " + std::string(key) + " = " + value + ": write", path, err);
+  e.key = key;
+  return e;
+}
+
 Result<std::uint64_t> cpu_quota_us(double cpus) {
   // The kernel refuses quotas under 1ms; a quota that large in CPUs is surely a typo.
   if (!std::isfinite(cpus) || cpus <= 0 || cpus > 100000) {

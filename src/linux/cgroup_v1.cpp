@@ -6,19 +6,6 @@
 #include "linux/cgroup_detail.hpp"
 
 namespace corral::cgroup {
-namespace {
-
-Result<void> write_limit(CgroupFs& fs, const std::string& path, const std::string& value,
-                         const char* key) {
-  int err = fs.write_file(path, value);
-  if (err == 0) return {};
-  Error e = fs_error(Errc::setup_failed,
-                     "cannot set " + std::string(key) + " = " + value + ": write", path, err);
-  e.key = key;
-  return e;
-}
-
-}  // namespace
 
 Result<void> v1_write_limits(CgroupFs& fs, const std::string& controller, const std::string& leaf,
                              const CgroupLimits& limits) {

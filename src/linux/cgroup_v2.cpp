@@ -62,16 +62,6 @@ Error enable_error(const std::string& dir, const std::string& controller, int er
                   dir + "/cgroup.subtree_control", err);
 }
 
-Result<void> write_limit(CgroupFs& fs, const std::string& path, const std::string& value,
-                         const char* key) {
-  int err = fs.write_file(path, value);
-  if (err == 0) return {};
-  Error e = fs_error(Errc::setup_failed,
-                     "cannot set " + std::string(key) + " = " + value + ": write", path, err);
-  e.key = key;
-  return e;
-}
-
 }  // namespace
 
 Result<std::vector<std::string>> v2_prepare_parent(CgroupFs& fs, const std::string& own,
