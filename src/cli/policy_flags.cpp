@@ -57,6 +57,51 @@ Result<void> add_hosts(const std::vector<std::string>& values, const char* flag,
   return {};
 }
 
+struct WorkspaceFlag {
+  std::string path;
+  std::string mode;  // "", "ro", "rw" or "cow"
+};
+
+// "PATH[:ro|:rw|:cow]": only a trailing known mode is split off, so a path with a colon in it
+// still works ("a:b" is the path "a:b").
+WorkspaceFlag split_workspace_flag(const std::string& value) {
+  for (const char* mode : {"ro", "rw", "cow"}) {
+    std::string suffix = std::string(":") + mode;
+    if (value.size() > suffix.size() && value.ends_with(suffix))
+      return {value.substr(0, value.size() - suffix.size()), mode};
+  }
+  return {value, ""};
+}
+
+Result<void> add_workspaces(const std::vector<std::string>& values, const std::string& cwd,
+                            Policy& p) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    WorkspaceFlag w = split_workspace_flag(values[i]);
+    if (auto r = validate_path_pattern(w.path); !r) return flag_error("--workspace", r.error());
+    if (is_glob_pattern(w.path))
+      return flag_error("--workspace", "\"" + values[i] +
+                                           "\": a workspace must be one directory, not a glob pattern");
+    std::string path = w.path[0] == '~' ? w.path : from_cwd(w.path, cwd);
+    if (i == 0) {
+      if (w.mode == "ro")
+        return flag_error("--workspace",
+                          "\"" + values[i] +
+                              "\": the first workspace is the writable one; mark only extra "
+                              "workspaces :ro (or use --ro PATH)");
+      p.workspace = path;
+      p.workspace_cow = w.mode == "cow";
+    } else if (w.mode == "cow") {
+      return flag_error("--workspace", "\"" + values[i] +
+                                           "\": only the first workspace can be copy-on-write");
+    } else if (w.mode == "ro") {
+      p.filesystem.read_only.push_back(path);
+    } else {
+      p.filesystem.write_allow.push_back(path);
+    }
+  }
+  return {};
+}
+
 Result<void> add_env(const std::vector<std::string>& values, Policy::Env& env) {
   for (const std::string& v : values) {
     std::size_t eq = v.find('=');
@@ -88,7 +133,9 @@ void add_policy_flags(CLI::App* sub, PolicyFlags& f) {
              "TOML policy file, applied over the defaults (repeatable, in order)");
   single("--srt-settings", f.srt_settings, "FILE",
          "sandbox-runtime (srt) settings JSON, applied after the policy files");
-  single("--workspace", f.workspace, "DIR", "writable workspace (default: current directory)");
+  repeatable("--workspace", f.workspaces, "DIR[:ro|:cow]",
+             "workspace (default: current directory); the first is writable (:cow: through a "
+             "copy-on-write layer), later ones are extra workspaces, read-only when marked :ro");
   repeatable("--rw", f.rw, "PATH", "make PATH writable (repeatable)");
   repeatable("--ro", f.ro, "PATH", "bind PATH read-only (repeatable)");
   repeatable("--deny-read", f.deny_read, "PATH", "make PATH unreadable (repeatable)");
@@ -138,13 +185,7 @@ Result<PolicyContext> policy_context_from_environment() {
 }
 
 Result<void> apply_policy_flags(const PolicyFlags& f, const std::string& cwd, Policy& p) {
-  if (!f.workspace.empty()) {
-    if (auto r = validate_path_pattern(f.workspace); !r)
-      return flag_error("--workspace", r.error());
-    if (is_glob_pattern(f.workspace))
-      return flag_error("--workspace", "the workspace must be one directory, not a glob pattern");
-    p.workspace = f.workspace[0] == '~' ? f.workspace : from_cwd(f.workspace, cwd);
-  }
+  if (auto r = add_workspaces(f.workspaces, cwd, p); !r) return r;
   if (auto r = add_paths(f.rw, "--rw", cwd, p.filesystem.write_allow); !r) return r;
   if (auto r = add_paths(f.ro, "--ro", cwd, p.filesystem.read_only); !r) return r;
   if (auto r = add_paths(f.deny_read, "--deny-read", cwd, p.filesystem.read_deny); !r) return r;

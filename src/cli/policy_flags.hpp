@@ -15,7 +15,9 @@ namespace corral::cli {
 struct PolicyFlags {
   std::vector<std::string> policy_files;  // --policy FILE (repeatable, applied in order)
   std::string srt_settings;               // --srt-settings FILE
-  std::string workspace;                  // --workspace DIR
+  // --workspace PATH[:ro|:rw|:cow] (repeatable): the first is the workspace ("."; rw or cow),
+  // later ones are extra workspaces at the same path inside, writable unless marked :ro.
+  std::vector<std::string> workspaces;
   std::vector<std::string> rw;            // --rw PATH         -> filesystem.write_allow
   std::vector<std::string> ro;            // --ro PATH         -> filesystem.read_only
   std::vector<std::string> deny_read;     // --deny-read PATH  -> filesystem.read_deny

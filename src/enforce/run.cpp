@@ -40,6 +40,8 @@ std::string relative_to_root(const std::string& path) {
 // Refuses what this build cannot enforce yet, rather than pretending to.
 Result<void> check_enforceable(const EffectivePolicy& policy) {
   std::vector<std::string> missing;
+  if (policy.workspace_cow)
+    missing.push_back("a copy-on-write workspace (--workspace PATH:cow is not implemented yet)");
   if (policy.network.mode == NetMode::allowlist)
     missing.push_back("network mode \"allowlist\" (filtered egress is not implemented yet; use "
                       "--net none or --net all)");

@@ -55,6 +55,9 @@ struct Policy {
   } process;
 
   std::string workspace;  // directory made writable as "."; empty = the caller's cwd
+  // The workspace is seen through a copy-on-write overlay: writes land in the sandbox's own
+  // upper layer and the host directory is untouched (`--workspace PATH:cow`).
+  bool workspace_cow = false;
 };
 
 // A policy after resolution: every path absolute, "~" and "." expanded, globs expanded against
@@ -62,6 +65,7 @@ struct Policy {
 // Two equal EffectivePolicies enforce the same thing; policy_hash() hashes this form.
 struct EffectivePolicy {
   std::string workspace;                    // absolute, exists, is a directory
+  bool workspace_cow = false;               // see Policy::workspace_cow
   struct Filesystem {
     std::vector<std::string> read_deny;     // existing host paths only (nothing to hide otherwise)
     std::vector<std::string> read_allow;

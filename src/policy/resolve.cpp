@@ -146,6 +146,7 @@ Result<EffectivePolicy> resolve_policy(const Policy& policy, const PolicyContext
   auto ws = resolve_workspace(policy, ctx);
   if (!ws) return ws.error();
   e.workspace = *ws;
+  e.workspace_cow = policy.workspace_cow;
 
   Resolver resolver(ctx, e.workspace);
   const auto& in = policy.filesystem;

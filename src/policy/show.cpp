@@ -85,6 +85,7 @@ void append_list(std::string& out, const char* name, const std::vector<std::stri
 ordered_json policy_to_json(const EffectivePolicy& p) {
   ordered_json j;
   j["workspace"] = json_text(p.workspace);
+  if (p.workspace_cow) j["workspace_cow"] = true;  // absent when false: old hashes stay valid
 
   ordered_json fs;
   fs["read_deny"] = string_array(p.filesystem.read_deny);

@@ -65,6 +65,33 @@ TEST_F(PolicyFlagsTest, PathFlagsAreRelativeToCwdAndRepeatable) {
   EXPECT_TRUE(contains(r->filesystem.read_deny, dir_.at("cwd/secret.txt")));
 }
 
+TEST_F(PolicyFlagsTest, ExtraWorkspacesAreWritableUnlessMarkedRo) {
+  dir_.mkdir("repo");
+  dir_.mkdir("docs");
+  dir_.mkdir("out");
+  dir_.mkdir("a:b");
+  auto r = build({"--workspace", "../repo", "--workspace", "../docs:ro", "--workspace",
+                  "../out:rw", "--workspace", "../a:b"});
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->workspace, dir_.at("repo"));
+  EXPECT_FALSE(r->workspace_cow);
+  EXPECT_EQ(r->filesystem.read_only, Paths{dir_.at("docs")});
+  EXPECT_EQ(r->filesystem.write_allow,
+            (Paths{dir_.at("a:b"), dir_.at("out"), dir_.at("repo")}));
+}
+
+TEST_F(PolicyFlagsTest, CowWorkspaceIsOnlyTheFirst) {
+  dir_.mkdir("repo");
+  dir_.mkdir("other");
+  auto r = build({"--workspace", "../repo:cow"});
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->workspace, dir_.at("repo"));
+  EXPECT_TRUE(r->workspace_cow);
+  Error e = error_of(build({"--workspace", "../repo", "--workspace", "../other:cow"}));
+  EXPECT_EQ(e.key, "--workspace");
+  EXPECT_NE(e.message.find("only the first workspace"), std::string::npos) << e.message;
+}
+
 TEST_F(PolicyFlagsTest, EnvFlagsPassOrSet) {
   auto r = build(
       {"--env", "EDITOR", "--env", "CI=1", "--env", "EMPTY=", "--env", "X=a=b", "--env", "MY_*"});
@@ -120,6 +147,7 @@ TEST_F(PolicyFlagsTest, BadFlagValuesAreKeyedByFlag) {
       {{"--allow-host", "http://x"}, "--allow-host"},
       {{"--deny-host", "a b"}, "--deny-host"},
       {{"--workspace", "*"}, "--workspace"},
+      {{"--workspace", "ws:ro"}, "--workspace"},
   };
   for (const auto& [args, key] : cases) {
     SCOPED_TRACE(args[0] + " " + args[1]);
