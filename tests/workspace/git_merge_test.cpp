@@ -149,6 +149,23 @@ TEST_F(GitMerge, DirtyTreeIsStashedAndRestoredAfterSuccess) {
   EXPECT_EQ(repo.git("stash list"), "");
 }
 
+TEST_F(GitMerge, WorkThatConflictsWithTheMergedChangesIsKeptInTheStash) {
+  sandbox_commit("agent-1", "shared.txt", "line 1\nagent\nline 3\n");
+  repo.write("shared.txt", "line 1\nuser's uncommitted\nline 3\n");
+  auto r = merge_branch(repo.path(), "agent-1");
+  ASSERT_TRUE(r.success) << r.error;  // the merge itself is done ...
+  EXPECT_EQ(repo.rev("main"), repo.rev("agent-1"));
+  EXPECT_FALSE(r.stash_restored);  // ... but the user's work could not go back on top of it
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("stash " + r.stash_id + " conflicts with the working tree of " +
+                                  repo.path() + " in shared.txt; it is kept"), std::string::npos) << r.warnings[0];
+  EXPECT_EQ(repo.rev("stash@{0}"), r.stash_id);
+  EXPECT_EQ(repo.git("show stash@{0}:shared.txt"), "line 1\nuser's uncommitted\nline 3\n");
+  EXPECT_EQ(repo.read("shared.txt"), "line 1\nagent\nline 3\n");
+  EXPECT_EQ(repo.status(), "");
+  EXPECT_FALSE(merge_in_progress(repo.path()).value());
+}
+
 TEST_F(GitMerge, DirtyTreeStaysStashedOnConflictAndAbortRestoresIt) {
   sandbox_commit("agent-1", "shared.txt", "line 1\nagent\nline 3\n");
   repo.commit_file("shared.txt", "line 1\nuser\nline 3\n", "user");

@@ -78,8 +78,35 @@ TEST(GitStash, ConflictingPopKeepsTheStash) {
   repo.write("README", "someone else's\n");  // uncommitted change in the way
   auto r = stash_pop(repo.path(), *id);
   ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "stash " + *id + " conflicts with the working tree of " + repo.path() +
+                                   "; it is kept: resolve with `git stash pop`");
   EXPECT_EQ(repo.read("README"), "someone else's\n");
   EXPECT_EQ(repo.rev("stash@{0}"), *id);
+}
+
+TEST(GitStash, PopRefusesWhenItsUntrackedFileIsInTheWay) {
+  TempRepo repo;
+  repo.write("README", "edited\n");
+  repo.write("u.txt", "stashed\n");
+  auto id = stash_save(repo.path(), "wip", true);
+  ASSERT_TRUE(id.ok());
+  repo.write("u.txt", "new file in the way\n");
+  auto r = stash_pop(repo.path(), *id);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "stash " + *id + " conflicts with the working tree of " + repo.path() +
+                                   " in u.txt; it is kept: resolve with `git stash pop`");
+  EXPECT_EQ(repo.read("u.txt"), "new file in the way\n");
+  EXPECT_EQ(repo.read("README"), "hello\n");  // nothing half-applied
+  EXPECT_EQ(repo.rev("stash@{0}"), *id);
+}
+
+TEST(GitStash, PopNewestWhenNoIdIsGiven) {
+  TempRepo repo;
+  repo.write("README", "edited\n");
+  ASSERT_TRUE(stash_save(repo.path(), "wip", true).ok());
+  ASSERT_TRUE(stash_pop(repo.path()).ok());
+  EXPECT_EQ(repo.read("README"), "edited\n");
+  EXPECT_EQ(repo.git("stash list"), "");
 }
 
 }  // namespace
