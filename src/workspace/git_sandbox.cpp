@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ctime>
 #include <random>
+#include <vector>
 
 #include "workspace/git_commit.hpp"
 #include "workspace/git_handle.hpp"
@@ -41,6 +42,36 @@ Result<bool> clean_in(git_repository* repo) {
   }
   StatusListPtr list(raw);
   return git_status_list_entrycount(list.get()) == 0;
+}
+
+// Removes every `branch.NAME.*` entry from the repository's own config.
+Result<void> remove_branch_config(git_repository* repo, const std::string& branch) {
+  git_config* all = nullptr;
+  if (git_repository_config(&all, repo) < 0) {
+    return git_failure(Errc::io_error, "cannot read the config of " + workdir_of(repo));
+  }
+  Ptr<git_config, git_config_free> all_owned(all);
+  git_config* local = nullptr;
+  if (git_config_open_level(&local, all, GIT_CONFIG_LEVEL_LOCAL) < 0) return {};  // no local config
+  Ptr<git_config, git_config_free> local_owned(local);
+  const std::string prefix = "branch." + branch + ".";
+  std::vector<std::string> names;
+  git_config_iterator* it_raw = nullptr;
+  if (git_config_iterator_new(&it_raw, local) < 0) {
+    return git_failure(Errc::io_error, "cannot read the config of " + workdir_of(repo));
+  }
+  Ptr<git_config_iterator, git_config_iterator_free> it(it_raw);
+  git_config_entry* entry = nullptr;
+  while (git_config_next(&entry, it.get()) == 0) {
+    if (std::string(entry->name).rfind(prefix, 0) == 0) names.emplace_back(entry->name);
+  }
+  for (const auto& name : names) {
+    int rc = git_config_delete_entry(local, name.c_str());
+    if (rc < 0 && rc != GIT_ENOTFOUND) {
+      return git_failure(Errc::io_error, "cannot remove " + name + " from the config");
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -151,10 +182,13 @@ Result<void> cleanup_sandbox_branch(const std::string& repo_path, const std::str
     return make_error(Errc::invalid_input, "branch '" + branch + "' is checked out in " +
                                                workdir_of(repo) + "; switch away from it first");
   }
-  if (git_branch_delete(ref.get()) < 0) {
+  // Not git_branch_delete: in libgit2 1.5 it removes the branch's config section through
+  // git_regexp_match, which leaks its match data on every non-matching entry (fixed upstream
+  // later). Deleting the reference (and its reflog) and the section's entries directly is the same.
+  if (git_reference_delete(ref.get()) < 0) {
     return git_failure(Errc::io_error, "cannot delete branch '" + branch + "'");
   }
-  return {};
+  return remove_branch_config(repo, branch);
 }
 
 }  // namespace corral::git

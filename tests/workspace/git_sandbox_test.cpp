@@ -44,8 +44,12 @@ TEST(GitSandbox, CreateWorkMergeCleanupRestoresTheUsersWork) {
   EXPECT_EQ(repo.read("untracked.txt"), "user's file\n");
   EXPECT_EQ(repo.git("stash list"), "");
 
+  repo.git("config branch." + created.branch + ".description 'agent run'");
   ASSERT_TRUE(cleanup_sandbox_branch(repo.path(), created.branch).ok());
   EXPECT_EQ(repo.git("branch --list " + created.branch), "");
+  EXPECT_EQ(repo.git("config --get-regexp '^branch\\.'", /*allow_fail=*/true), "");
+  EXPECT_FALSE(repo.exists(".git/logs/refs/heads/" + created.branch));
+  EXPECT_EQ(repo.git("fsck --no-progress --no-dangling"), "");
 }
 
 TEST(GitSandbox, ConflictKeepsTheCreateStashAndAbortRestoresIt) {
