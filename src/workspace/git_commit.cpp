@@ -25,7 +25,8 @@ bool valid_change_path(const std::string& path) {
   size_t start = 0;
   while (true) {
     size_t end = path.find('/', start);
-    std::string part = path.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::string part =
+        path.substr(start, end == std::string::npos ? std::string::npos : end - start);
     if (part.empty() || part == "." || part == "..") return false;
     if (strcasecmp(part.c_str(), ".git") == 0) return false;
     if (end == std::string::npos) return true;
@@ -90,7 +91,8 @@ Result<git_oid> write_symlink_blob(git_repository* repo, const std::string& sour
   return oid;
 }
 
-Result<void> add_entry(git_index* index, const git_oid& oid, uint32_t mode, const std::string& path) {
+Result<void> add_entry(git_index* index, const git_oid& oid, uint32_t mode,
+                       const std::string& path) {
   git_index_entry entry;
   std::memset(&entry, 0, sizeof entry);
   entry.mode = mode;
@@ -180,15 +182,15 @@ Result<void> check_branch_name(const std::string& branch) {
 }
 
 Result<std::string> commit_changes(const std::string& repo_path, const std::string& base_commit,
-                                   const std::vector<GitChange>& changes,
-                                   const std::string& branch, const std::string& message,
-                                   const CommitOptions& options) {
+                                   const std::vector<GitChange>& changes, const std::string& branch,
+                                   const std::string& message, const CommitOptions& options) {
   auto repo_r = open_repository(repo_path);
   if (!repo_r) return std::move(repo_r).error();
   git_repository* repo = repo_r->get();
   if (auto ok = check_branch_name(branch); !ok) return std::move(ok).error();
   if (branch_exists(repo, branch)) {
-    if (!options.force) return make_error(Errc::invalid_input, "branch '" + branch + "' already exists");
+    if (!options.force)
+      return make_error(Errc::invalid_input, "branch '" + branch + "' already exists");
     if (branch_is_head(repo, branch)) {
       return make_error(Errc::invalid_input, "branch '" + branch + "' is checked out in " +
                                                  workdir_of(repo) + "; corral will not move it");

@@ -13,7 +13,7 @@ namespace corral::git {
 // One changed path of the workspace.
 struct GitChange {
   enum class Op { upsert, remove };
-  std::string path;    // repo-relative, '/'-separated; no "", ".", ".." or ".git" component
+  std::string path;  // repo-relative, '/'-separated; no "", ".", ".." or ".git" component
   Op op = Op::upsert;
   // upsert only: the file on disk whose content and mode to take. A regular file becomes a blob
   // with mode 100644, or 100755 when its owner-execute bit is set; a symlink becomes a 120000
@@ -38,9 +38,8 @@ struct CommitOptions {
 // "branch 'X' already exists", "invalid path in change: 'P'", "cannot read source 'S' of 'P'".
 // Safe to call from several threads/processes at once for different branches.
 Result<std::string> commit_changes(const std::string& repo, const std::string& base_commit,
-                                   const std::vector<GitChange>& changes,
-                                   const std::string& branch, const std::string& message,
-                                   const CommitOptions& options = {});
+                                   const std::vector<GitChange>& changes, const std::string& branch,
+                                   const std::string& message, const CommitOptions& options = {});
 
 // Error "invalid branch name 'X'" unless `branch` is a valid short branch name.
 Result<void> check_branch_name(const std::string& branch);

@@ -233,16 +233,17 @@ GitSandboxResult merge_locked(git_repository* repo, const std::string& branch,
   if (*previous) {
     const MergeState& p = **previous;
     if (repo_state != GIT_REPOSITORY_STATE_NONE) {
-      return fail(make_error(Errc::invalid_input,
-                             "a corral merge of '" + p.branch + "' into '" + p.into +
-                                 "' is in progress in " + where +
-                                 ": resolve the conflicts and commit, or run `corral merge --abort`"));
+      return fail(make_error(
+          Errc::invalid_input,
+          "a corral merge of '" + p.branch + "' into '" + p.into + "' is in progress in " + where +
+              ": resolve the conflicts and commit, or run `corral merge --abort`"));
     }
     // The user concluded that merge with git (committed or aborted it): forget it.
     if (stash_exists_in(repo, p.stash_id)) {
-      result.warnings.push_back("an earlier merge of '" + p.branch + "' ended outside corral; "
-                                "your work from before it is still stash " + p.stash_id +
-                                " (`git stash pop` restores it)");
+      result.warnings.push_back("an earlier merge of '" + p.branch +
+                                "' ended outside corral; "
+                                "your work from before it is still stash " +
+                                p.stash_id + " (`git stash pop` restores it)");
     }
     if (auto removed = remove_merge_state(repo); !removed) return fail(std::move(removed).error());
   } else if (repo_state != GIT_REPOSITORY_STATE_NONE) {
@@ -255,8 +256,8 @@ GitSandboxResult merge_locked(git_repository* repo, const std::string& branch,
   if (!head) return fail(std::move(head).error());
   result.original_branch = head->branch;
   if (into_arg.empty() && head->branch.empty()) {
-    return fail(make_error(Errc::invalid_input, "HEAD is detached in " + where +
-                                                    "; name the branch to merge into"));
+    return fail(make_error(Errc::invalid_input,
+                           "HEAD is detached in " + where + "; name the branch to merge into"));
   }
   auto into = local_branch(repo, into_arg.empty() ? head->branch : into_arg);
   if (!into) return fail(std::move(into).error());
@@ -279,11 +280,13 @@ GitSandboxResult merge_locked(git_repository* repo, const std::string& branch,
   if (!clean) return fail(std::move(clean).error());
   if (!*clean) {
     if (!inherited_stash.empty()) {
-      return fail(make_error(Errc::invalid_input, "the working tree of " + where +
-                                                      " has uncommitted changes; commit them first"));
+      return fail(make_error(
+          Errc::invalid_input,
+          "the working tree of " + where + " has uncommitted changes; commit them first"));
     }
-    auto stash = stash_save_in(repo, "corral merge " + branch + " into " + *into + ": work in progress",
-                               /*include_untracked=*/true, options.signature);
+    auto stash =
+        stash_save_in(repo, "corral merge " + branch + " into " + *into + ": work in progress",
+                      /*include_untracked=*/true, options.signature);
     if (!stash) return fail(std::move(stash).error());
     state.stash_id = result.stash_id = *stash;
   }
@@ -340,9 +343,8 @@ GitSandboxResult merge_locked(git_repository* repo, const std::string& branch,
       result.outcome = MergeOutcome::conflicts;
       return result;
     }
-    std::string message = options.message.empty()
-                              ? "Merge branch '" + branch + "' into " + *into
-                              : options.message;
+    std::string message =
+        options.message.empty() ? "Merge branch '" + branch + "' into " + *into : options.message;
     auto commit = make_merge_commit(repo, theirs->get(), message, options.signature);
     if (!commit) return fail(std::move(commit).error());
     result.outcome = MergeOutcome::merge_commit;
@@ -407,13 +409,15 @@ Result<void> merge_abort(const std::string& repo_path) {
     }
     git_repository_state_cleanup(repo);
     if (head->branch != state.original_branch) {
-      if (auto back = switch_to(repo, state.original_branch, state.original_head); !back) return back;
+      if (auto back = switch_to(repo, state.original_branch, state.original_head); !back)
+        return back;
     }
   } else if (!at_start || in_merge) {
     (void)remove_merge_state(repo);
-    std::string msg = "the corral merge of '" + state.branch + "' into '" + state.into +
-                      "' in " + where + " was concluded outside corral (HEAD is now " +
-                      head->commit.substr(0, 12) + "); corral will not discard it and forgets "
+    std::string msg = "the corral merge of '" + state.branch + "' into '" + state.into + "' in " +
+                      where + " was concluded outside corral (HEAD is now " +
+                      head->commit.substr(0, 12) +
+                      "); corral will not discard it and forgets "
                       "that merge";
     if (stash_exists_in(repo, state.stash_id)) {
       msg += "; your work from before it is stash " + state.stash_id +

@@ -27,15 +27,15 @@ Result<MergeLock> MergeLock::acquire(git_repository* repo) {
   std::string path = std::string(git_repository_commondir(repo)) + "corral-merge.lock";
   UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
   if (!fd.valid()) {
-    Error e = make_error(Errc::io_error, std::string("cannot open the merge lock: ") +
-                                             std::strerror(errno));
+    Error e = make_error(Errc::io_error,
+                         std::string("cannot open the merge lock: ") + std::strerror(errno));
     e.file = path;
     return e;
   }
   while (::flock(fd.get(), LOCK_EX) != 0) {
     if (errno == EINTR) continue;
-    Error e = make_error(Errc::io_error, std::string("cannot take the merge lock: ") +
-                                             std::strerror(errno));
+    Error e = make_error(Errc::io_error,
+                         std::string("cannot take the merge lock: ") + std::strerror(errno));
     e.file = path;
     return e;
   }

@@ -20,18 +20,18 @@ enum class MergeOutcome {
 const char* merge_outcome_name(MergeOutcome outcome);
 
 struct GitSandboxResult {
-  bool success = false;          // false on error and on conflicts
-  std::string branch;            // the sandbox branch merged (or created / cleaned up)
-  std::string original_branch;   // the branch HEAD was on when the operation started; "" if detached
-  std::string into;              // the branch merged into
-  std::string stash_id;          // oid of the stash holding the user's uncommitted work; "" if none
-  bool stash_restored = false;   // the stash was popped back into the working tree
+  bool success = false;         // false on error and on conflicts
+  std::string branch;           // the sandbox branch merged (or created / cleaned up)
+  std::string original_branch;  // the branch HEAD was on when the operation started; "" if detached
+  std::string into;             // the branch merged into
+  std::string stash_id;         // oid of the stash holding the user's uncommitted work; "" if none
+  bool stash_restored = false;  // the stash was popped back into the working tree
   bool has_conflicts = false;
   std::vector<std::string> conflicted_files;  // repo-relative, sorted
   MergeOutcome outcome = MergeOutcome::none;
-  std::string merged_commit;     // hex oid `into` points at after a successful merge
-  std::string error;             // set when !success && !has_conflicts
-  Errc error_code = Errc::internal;  // meaningful only when `error` is set (for exit statuses)
+  std::string merged_commit;          // hex oid `into` points at after a successful merge
+  std::string error;                  // set when !success && !has_conflicts
+  Errc error_code = Errc::internal;   // meaningful only when `error` is set (for exit statuses)
   std::vector<std::string> warnings;  // things the user should know even on success
 
   static GitSandboxResult failure(Error e);

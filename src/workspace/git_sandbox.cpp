@@ -83,7 +83,8 @@ GitSandboxResult create_sandbox_branch(const std::string& repo_path,
   git_repository* repo = repo_r->get();
   const std::string where = workdir_of(repo);
   std::string branch = options.name.empty() ? generated_name(options.prefix) : options.name;
-  if (auto ok = check_branch_name(branch); !ok) return GitSandboxResult::failure(std::move(ok).error());
+  if (auto ok = check_branch_name(branch); !ok)
+    return GitSandboxResult::failure(std::move(ok).error());
   auto lock = MergeLock::acquire(repo);
   if (!lock) return GitSandboxResult::failure(std::move(lock).error());
   auto pending = read_merge_state(repo);
@@ -113,8 +114,9 @@ GitSandboxResult create_sandbox_branch(const std::string& repo_path,
   auto clean = clean_in(repo);
   if (!clean) return GitSandboxResult::failure(std::move(clean).error());
   if (!*clean) {
-    auto stash = stash_save_in(repo, "corral sandbox " + branch + ": work in progress on " +
-                                         *head_branch, /*include_untracked=*/true, options.signature);
+    auto stash =
+        stash_save_in(repo, "corral sandbox " + branch + ": work in progress on " + *head_branch,
+                      /*include_untracked=*/true, options.signature);
     if (!stash) return GitSandboxResult::failure(std::move(stash).error());
     result.stash_id = *stash;
   }
@@ -125,8 +127,9 @@ GitSandboxResult create_sandbox_branch(const std::string& repo_path,
     rc = git_repository_set_head(repo, ("refs/heads/" + branch).c_str());
   }
   if (rc < 0) {
-    Error e = rc == GIT_EEXISTS ? make_error(Errc::invalid_input, "branch '" + branch + "' already exists")
-                                : git_failure(Errc::io_error, "cannot create branch '" + branch + "'");
+    Error e = rc == GIT_EEXISTS
+                  ? make_error(Errc::invalid_input, "branch '" + branch + "' already exists")
+                  : git_failure(Errc::io_error, "cannot create branch '" + branch + "'");
     GitSandboxResult f = GitSandboxResult::failure(std::move(e));
     if (!result.stash_id.empty()) {
       if (auto popped = stash_pop_in(repo, result.stash_id); !popped) {
@@ -147,17 +150,20 @@ GitSandboxResult merge_sandbox_branch(const std::string& repo_path, const GitSan
   git_repository* repo = repo_r->get();
   const std::string where = workdir_of(repo);
   if (created.branch.empty() || created.original_branch.empty()) {
-    return GitSandboxResult::failure(make_error(
-        Errc::invalid_input, "no sandbox branch to merge: pass what create_sandbox_branch returned"));
+    return GitSandboxResult::failure(
+        make_error(Errc::invalid_input,
+                   "no sandbox branch to merge: pass what create_sandbox_branch returned"));
   }
   auto lock = MergeLock::acquire(repo);
   if (!lock) return GitSandboxResult::failure(std::move(lock).error());
   auto clean = clean_in(repo);
   if (!clean) return GitSandboxResult::failure(std::move(clean).error());
   if (!*clean) {
-    return GitSandboxResult::failure(make_error(
-        Errc::invalid_input, "the working tree of " + where + " has uncommitted changes; commit "
-                             "them to sandbox branch '" + created.branch + "' first"));
+    return GitSandboxResult::failure(
+        make_error(Errc::invalid_input, "the working tree of " + where +
+                                            " has uncommitted changes; commit "
+                                            "them to sandbox branch '" +
+                                            created.branch + "' first"));
   }
   auto original = resolve_commit(repo, "refs/heads/" + created.original_branch);
   if (!original) return GitSandboxResult::failure(std::move(original).error());

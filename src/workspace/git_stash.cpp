@@ -128,7 +128,8 @@ Error conflict_error(git_repository* repo, const std::string& label,
   std::string list;
   for (const auto& p : paths) list += (list.empty() ? "" : ", ") + p;
   return make_error(Errc::invalid_input, "stash " + label + " conflicts with the working tree of " +
-                                             workdir_of(repo) + (list.empty() ? "" : " in " + list) +
+                                             workdir_of(repo) +
+                                             (list.empty() ? "" : " in " + list) +
                                              "; it is kept: resolve with `git stash pop`");
 }
 

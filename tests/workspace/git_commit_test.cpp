@@ -2,11 +2,10 @@
 // sandboxes, and every bad input with its message.
 #include "workspace/git_commit.hpp"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <git2.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <thread>
 
@@ -98,9 +97,9 @@ TEST_F(GitCommit, UsersIndexWorktreeHeadAndStashAreUntouched) {
   std::string index = repo.read(".git/index");
   std::string head_ref = repo.read(".git/HEAD");
 
-  auto commit = commit_changes(repo.path(), base,
-                               {upsert("a.txt", src("a", "agent\n")), remove("keep.txt")},
-                               "agent-1", "m");
+  auto commit =
+      commit_changes(repo.path(), base, {upsert("a.txt", src("a", "agent\n")), remove("keep.txt")},
+                     "agent-1", "m");
   ASSERT_TRUE(commit.ok()) << commit.error().message;
   EXPECT_EQ(repo.status(), status);
   EXPECT_EQ(repo.read(".git/index"), index);
@@ -114,17 +113,21 @@ TEST_F(GitCommit, UsersIndexWorktreeHeadAndStashAreUntouched) {
 
 TEST_F(GitCommit, ParentIsTheRecordedBaseNotTheCurrentHead) {
   repo.commit_file("later.txt", "later\n", "user moved on");
-  auto commit = commit_changes(repo.path(), base, {upsert("b.txt", src("b", "b\n"))}, "agent-1", "m");
+  auto commit =
+      commit_changes(repo.path(), base, {upsert("b.txt", src("b", "b\n"))}, "agent-1", "m");
   ASSERT_TRUE(commit.ok()) << commit.error().message;
   EXPECT_EQ(repo.rev("agent-1^"), base);
-  EXPECT_EQ(repo.git("ls-tree --name-only agent-1"), "README\na.txt\nb.txt\ndir\nkeep.txt\ntool.sh\n");
+  EXPECT_EQ(repo.git("ls-tree --name-only agent-1"),
+            "README\na.txt\nb.txt\ndir\nkeep.txt\ntool.sh\n");
 }
 
 TEST_F(GitCommit, ReplacementsBetweenFilesAndDirectories) {
   std::vector<GitChange> changes = {
-      remove("a.txt"), upsert("a.txt/inner", src("inner", "inner\n")),  // file -> directory
-      remove("dir"), upsert("dir", src("dirfile", "now a file\n")),     // directory -> file
-      remove("does/not/exist"),                                         // no-op
+      remove("a.txt"),
+      upsert("a.txt/inner", src("inner", "inner\n")),  // file -> directory
+      remove("dir"),
+      upsert("dir", src("dirfile", "now a file\n")),  // directory -> file
+      remove("does/not/exist"),                       // no-op
   };
   auto commit = commit_changes(repo.path(), base, changes, "agent-1", "m");
   ASSERT_TRUE(commit.ok()) << commit.error().message;
@@ -136,7 +139,8 @@ TEST_F(GitCommit, ReplacementsBetweenFilesAndDirectories) {
 TEST_F(GitCommit, DirectorySourceAddsItsFiles) {
   upper.write("pkg/m.py", "m\n");
   upper.write("pkg/sub/n.py", "n\n");
-  auto commit = commit_changes(repo.path(), base, {upsert("pkg", upper.path() + "/pkg")}, "agent-1", "m");
+  auto commit =
+      commit_changes(repo.path(), base, {upsert("pkg", upper.path() + "/pkg")}, "agent-1", "m");
   ASSERT_TRUE(commit.ok()) << commit.error().message;
   EXPECT_EQ(repo.git("ls-tree -r --name-only agent-1 pkg"), "pkg/m.py\npkg/sub/n.py\n");
 }
@@ -159,7 +163,7 @@ TEST_F(GitCommit, ExplicitSignatureAndConfigFallback) {
 TEST_F(GitCommit, WithoutConfiguredIdentityTheAuthorIsCorral) {
   repo.git("config --unset user.name");
   repo.git("config --unset user.email");
-  TempDir empty;  // no global, XDG or system config either
+  TempDir empty;                                     // no global, XDG or system config either
   ASSERT_TRUE(is_git_repository(repo.path()).ok());  // libgit2 initialised before its options
   const git_config_level_t levels[] = {GIT_CONFIG_LEVEL_SYSTEM, GIT_CONFIG_LEVEL_XDG,
                                        GIT_CONFIG_LEVEL_GLOBAL, GIT_CONFIG_LEVEL_PROGRAMDATA};
@@ -179,7 +183,8 @@ TEST_F(GitCommit, ExistingBranchIsRefusedUnlessForced) {
 
   CommitOptions force;
   force.force = true;
-  auto forced = commit_changes(repo.path(), base, {upsert("f", src("f", "f\n"))}, "agent-1", "m", force);
+  auto forced =
+      commit_changes(repo.path(), base, {upsert("f", src("f", "f\n"))}, "agent-1", "m", force);
   ASSERT_TRUE(forced.ok()) << forced.error().message;
   EXPECT_EQ(repo.rev("agent-1"), *forced);
 
@@ -213,10 +218,11 @@ TEST_F(GitCommit, BadInputNamesWhatIsWrong) {
     EXPECT_EQ(r.error().message.rfind("invalid path in change: '" + path + "'", 0), 0u)
         << r.error().message;
   }
-  auto missing = commit_changes(repo.path(), base, {upsert("m", upper.path() + "/missing")}, "b", "m");
+  auto missing =
+      commit_changes(repo.path(), base, {upsert("m", upper.path() + "/missing")}, "b", "m");
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().message, "cannot read source '" + upper.path() +
-                                         "/missing' of 'm': No such file or directory");
+  EXPECT_EQ(missing.error().message,
+            "cannot read source '" + upper.path() + "/missing' of 'm': No such file or directory");
   std::string fifo = upper.path() + "/fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   auto special = commit_changes(repo.path(), base, {upsert("p", fifo)}, "b", "m");
@@ -228,15 +234,17 @@ TEST_F(GitCommit, BadInputNamesWhatIsWrong) {
 
 TEST_F(GitCommit, ThreeSandboxesCommitInParallel) {
   std::vector<std::string> sources;
-  for (int i = 0; i < 3; ++i) sources.push_back(src("f" + std::to_string(i), "agent " + std::to_string(i) + "\n"));
+  for (int i = 0; i < 3; ++i)
+    sources.push_back(src("f" + std::to_string(i), "agent " + std::to_string(i) + "\n"));
   std::vector<Result<std::string>> results(3, Result<std::string>(std::string()));
   std::vector<std::thread> threads;
   for (int i = 0; i < 3; ++i) {
     threads.emplace_back([&, i] {
       std::string n = std::to_string(i);
-      results[i] = commit_changes(repo.path(), base,
-                                  {upsert("agent" + n + ".txt", sources[i]), upsert("a.txt", sources[i])},
-                                  "agent-" + n, "agent " + n);
+      results[i] =
+          commit_changes(repo.path(), base,
+                         {upsert("agent" + n + ".txt", sources[i]), upsert("a.txt", sources[i])},
+                         "agent-" + n, "agent " + n);
     });
   }
   for (auto& t : threads) t.join();

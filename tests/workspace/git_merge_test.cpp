@@ -20,11 +20,13 @@ class GitMerge : public ::testing::Test {
     base = repo.rev("HEAD");
   }
   // What a sandbox would do: commit a change to `branch` with `base` as parent.
-  void sandbox_commit(const std::string& branch, const std::string& path, const std::string& content) {
+  void sandbox_commit(const std::string& branch, const std::string& path,
+                      const std::string& content) {
     upper.write(branch + "-src", content);
-    auto c = commit_changes(repo.path(), base,
-                            {GitChange{path, GitChange::Op::upsert, upper.path() + "/" + branch + "-src"}},
-                            branch, "sandbox " + branch);
+    auto c = commit_changes(
+        repo.path(), base,
+        {GitChange{path, GitChange::Op::upsert, upper.path() + "/" + branch + "-src"}}, branch,
+        "sandbox " + branch);
     ASSERT_TRUE(c.ok()) << c.error().message;
   }
   bool merge_head_exists() { return repo.exists(".git/MERGE_HEAD"); }
@@ -98,9 +100,11 @@ TEST_F(GitMerge, ConflictsAreListedAndLeftForTheUser) {
   repo.git("add -A");
   repo.git("commit -q -m user");
   // A second conflicting file on the agent's branch.
-  ASSERT_TRUE(commit_changes(repo.path(), "agent-1",
-                             {GitChange{"other.txt", GitChange::Op::upsert, upper.path() + "/other-src"}},
-                             "agent-2", "more").ok());
+  ASSERT_TRUE(
+      commit_changes(repo.path(), "agent-1",
+                     {GitChange{"other.txt", GitChange::Op::upsert, upper.path() + "/other-src"}},
+                     "agent-2", "more")
+          .ok());
   std::string user_head = repo.rev("HEAD");
 
   auto r = merge_branch(repo.path(), "agent-2");
@@ -117,7 +121,8 @@ TEST_F(GitMerge, ConflictsAreListedAndLeftForTheUser) {
 
   auto again = merge_branch(repo.path(), "agent-1");
   EXPECT_FALSE(again.success);
-  EXPECT_EQ(again.error, "a corral merge of 'agent-2' into 'main' is in progress in " + repo.path() +
+  EXPECT_EQ(again.error, "a corral merge of 'agent-2' into 'main' is in progress in " +
+                             repo.path() +
                              ": resolve the conflicts and commit, or run `corral merge --abort`");
 
   ASSERT_TRUE(merge_abort(repo.path()).ok());
@@ -158,7 +163,9 @@ TEST_F(GitMerge, WorkThatConflictsWithTheMergedChangesIsKeptInTheStash) {
   EXPECT_FALSE(r.stash_restored);  // ... but the user's work could not go back on top of it
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_NE(r.warnings[0].find("stash " + r.stash_id + " conflicts with the working tree of " +
-                                  repo.path() + " in shared.txt; it is kept"), std::string::npos) << r.warnings[0];
+                               repo.path() + " in shared.txt; it is kept"),
+            std::string::npos)
+      << r.warnings[0];
   EXPECT_EQ(repo.rev("stash@{0}"), r.stash_id);
   EXPECT_EQ(repo.git("show stash@{0}:shared.txt"), "line 1\nuser's uncommitted\nline 3\n");
   EXPECT_EQ(repo.read("shared.txt"), "line 1\nagent\nline 3\n");
@@ -301,7 +308,8 @@ TEST_F(GitMerge, BadInputNamesWhatIsWrong) {
 
   repo.git("checkout -q --detach");
   auto detached = merge_branch(repo.path(), "agent-1");
-  EXPECT_EQ(detached.error, "HEAD is detached in " + repo.path() + "; name the branch to merge into");
+  EXPECT_EQ(detached.error,
+            "HEAD is detached in " + repo.path() + "; name the branch to merge into");
   EXPECT_EQ(repo.rev("main"), base);  // nothing merged by any of these
   EXPECT_EQ(repo.status(), "");
 }

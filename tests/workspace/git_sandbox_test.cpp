@@ -2,9 +2,8 @@
 #include "workspace/git_sandbox.hpp"
 
 #include <fcntl.h>
-#include <sys/file.h>
-
 #include <gtest/gtest.h>
+#include <sys/file.h>
 
 #include <thread>
 
@@ -113,7 +112,8 @@ TEST(GitSandbox, BadInputNamesWhatIsWrong) {
 // The merge lock is around merges only: a sandbox commits while a merge holds it.
 TEST(GitMergeLock, CommitDoesNotWaitForTheMergeLock) {
   TempRepo repo;
-  UniqueFd lock(::open((repo.path() + "/.git/corral-merge.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  UniqueFd lock(::open((repo.path() + "/.git/corral-merge.lock").c_str(),
+                       O_RDWR | O_CREAT | O_CLOEXEC, 0644));
   ASSERT_TRUE(lock.valid());
   ASSERT_EQ(::flock(lock.get(), LOCK_EX), 0);
   auto c = commit_changes(repo.path(), "HEAD", {}, "while-locked", "m");  // would block forever
@@ -136,9 +136,10 @@ TEST(GitMergeLock, ThreeSandboxesCommitAndMergeConcurrently) {
   for (int i = 0; i < 3; ++i) {
     threads.emplace_back([&, i] {
       std::string n = std::to_string(i);
-      auto c = commit_changes(repo.path(), base,
-                              {GitChange{"agent" + n + ".txt", GitChange::Op::upsert, upper.path() + "/f" + n}},
-                              "agent-" + n, "agent " + n);
+      auto c = commit_changes(
+          repo.path(), base,
+          {GitChange{"agent" + n + ".txt", GitChange::Op::upsert, upper.path() + "/f" + n}},
+          "agent-" + n, "agent " + n);
       if (!c) {
         commit_errors[i] = c.error().message;
         return;

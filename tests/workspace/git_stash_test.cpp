@@ -78,8 +78,8 @@ TEST(GitStash, ConflictingPopKeepsTheStash) {
   repo.write("README", "someone else's\n");  // uncommitted change in the way
   auto r = stash_pop(repo.path(), *id);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, "stash " + *id + " conflicts with the working tree of " + repo.path() +
-                                   "; it is kept: resolve with `git stash pop`");
+  EXPECT_EQ(r.error().message, "stash " + *id + " conflicts with the working tree of " +
+                                   repo.path() + "; it is kept: resolve with `git stash pop`");
   EXPECT_EQ(repo.read("README"), "someone else's\n");
   EXPECT_EQ(repo.rev("stash@{0}"), *id);
 }
@@ -93,7 +93,8 @@ TEST(GitStash, PopRefusesWhenItsUntrackedFileIsInTheWay) {
   repo.write("u.txt", "new file in the way\n");
   auto r = stash_pop(repo.path(), *id);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, "stash " + *id + " conflicts with the working tree of " + repo.path() +
+  EXPECT_EQ(r.error().message, "stash " + *id + " conflicts with the working tree of " +
+                                   repo.path() +
                                    " in u.txt; it is kept: resolve with `git stash pop`");
   EXPECT_EQ(repo.read("u.txt"), "new file in the way\n");
   EXPECT_EQ(repo.read("README"), "hello\n");  // nothing half-applied
