@@ -262,6 +262,17 @@ GitSandboxResult merge_locked(git_repository* repo, const std::string& branch,
   auto into = local_branch(repo, into_arg.empty() ? head->branch : into_arg);
   if (!into) return fail(std::move(into).error());
   result.into = *into;
+  if (*into != head->branch) {
+    git_reference* into_ref = nullptr;
+    if (git_branch_lookup(&into_ref, repo, into->c_str(), GIT_BRANCH_LOCAL) == 0) {
+      ReferencePtr owned(into_ref);
+      if (git_branch_is_checked_out(into_ref) == 1) {
+        return fail(make_error(Errc::invalid_input, "branch '" + *into +
+                                                        "' is checked out in another worktree; "
+                                                        "merge there"));
+      }
+    }
+  }
   auto into_before = resolve_commit(repo, kHeads + *into);
   if (!into_before) return fail(std::move(into_before).error());
   auto theirs = their_commit(repo, branch);
@@ -314,7 +325,8 @@ GitSandboxResult merge_locked(git_repository* repo, const std::string& branch,
   if (analysis & GIT_MERGE_ANALYSIS_UP_TO_DATE) {
     result.outcome = MergeOutcome::up_to_date;
     result.merged_commit = state.into_before;
-  } else if ((analysis & GIT_MERGE_ANALYSIS_FASTFORWARD) && options.fast_forward) {
+  } else if ((analysis & GIT_MERGE_ANALYSIS_FASTFORWARD) && options.fast_forward &&
+             !(preference & GIT_MERGE_PREFERENCE_NO_FASTFORWARD)) {  // merge.ff=false
     auto moved = fast_forward(repo, *into, theirs->get(), branch);
     if (!moved) {
       Error e = std::move(moved).error();
@@ -352,12 +364,15 @@ GitSandboxResult merge_locked(git_repository* repo, const std::string& branch,
   }
 
   // Success: back to where the user was, with their work.
+  bool back_home = true;
   if (head->branch != *into) {
     if (auto back = switch_to(repo, head->branch, head->commit); !back) {
-      result.warnings.push_back(back.error().message + "; you are on '" + *into + "'");
+      back_home = false;
+      result.warnings.push_back(back.error().message + "; you are on '" + *into +
+                                "' and your work stays in stash " + state.stash_id);
     }
   }
-  if (!state.stash_id.empty()) {
+  if (!state.stash_id.empty() && back_home) {
     if (auto popped = stash_pop_in(repo, state.stash_id); popped) {
       result.stash_restored = true;
     } else {

@@ -17,7 +17,8 @@ namespace corral::git {
 struct MergeOptions {
   std::string message;       // merge commit message; default "Merge branch 'BR' into INTO"
   GitSignature signature;    // for the merge commit and the stash; empty: config, then corral's
-  bool fast_forward = true;  // false: always make a merge commit (git merge --no-ff)
+  bool fast_forward = true;  // false: always make a merge commit (git merge --no-ff); so does
+                             // the repository's merge.ff=false
 };
 
 // Merges `branch` (a branch or any revision) into the local branch `into` ("" = the current
@@ -35,6 +36,7 @@ struct MergeOptions {
 // A stash that cannot be popped after a successful merge is kept and reported in `warnings`.
 // Errors (result.success == false, result.error): "not a git repository: PATH",
 // "unknown ref 'X'", "cannot merge into 'X': not a local branch", "HEAD is detached ...",
+// "branch 'X' is checked out in another worktree; merge there",
 // "a corral merge of 'B' into 'I' is in progress in PATH ...".
 GitSandboxResult merge_branch(const std::string& repo, const std::string& branch,
                               const std::string& into = "", const MergeOptions& options = {});

@@ -84,6 +84,31 @@ TEST_F(GitMerge, DivergedBranchesGetAMergeCommitWithBothSides) {
   EXPECT_FALSE(merge_head_exists());
 }
 
+TEST_F(GitMerge, RepositoryConfigMergeFfFalseIsHonoured) {
+  sandbox_commit("agent-1", "new.txt", "new\n");
+  repo.git("config merge.ff false");
+  auto r = merge_branch(repo.path(), "agent-1");
+  ASSERT_TRUE(r.success) << r.error;
+  EXPECT_EQ(r.outcome, MergeOutcome::merge_commit);
+  EXPECT_EQ(repo.rev("main^2"), repo.rev("agent-1"));
+}
+
+TEST_F(GitMerge, RefusesABranchCheckedOutInAnotherWorktree) {
+  sandbox_commit("agent-1", "new.txt", "new\n");
+  TempDir other;
+  repo.git("checkout -q -b feature");
+  repo.git("worktree add -q " + test::quote(other.path() + "/wt") + " main");
+  auto r = merge_branch(repo.path(), "agent-1", "main");
+  EXPECT_FALSE(r.success);
+  EXPECT_EQ(r.error, "branch 'main' is checked out in another worktree; merge there");
+  EXPECT_EQ(repo.rev("main"), base);
+  // From that worktree it works, and the merge lock is the repository's, shared by both.
+  auto there = merge_branch(other.path() + "/wt", "agent-1");
+  ASSERT_TRUE(there.success) << there.error;
+  EXPECT_EQ(repo.rev("main"), repo.rev("agent-1"));
+  EXPECT_EQ(test::trim(repo.git("symbolic-ref --short HEAD")), "feature");
+}
+
 TEST_F(GitMerge, AlreadyUpToDate) {
   repo.git("branch same");
   auto r = merge_branch(repo.path(), "same");
