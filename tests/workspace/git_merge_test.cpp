@@ -300,6 +300,21 @@ TEST_F(GitMerge, ResolvedWithGitThenNextMergeProceedsWithAWarning) {
   EXPECT_EQ(repo.read("two.txt"), "two\n");
 }
 
+TEST_F(GitMerge, GitMergeAbortThenCorralAbortStillRestoresTheUsersWork) {
+  sandbox_commit("agent-1", "shared.txt", "agent\n");
+  repo.commit_file("shared.txt", "user\n", "user");
+  std::string user_head = repo.rev("HEAD");
+  repo.write("README", "wip\n");
+  auto r = merge_branch(repo.path(), "agent-1");
+  ASSERT_TRUE(r.has_conflicts);
+  repo.git("merge --abort");  // the user backs out with git first
+  ASSERT_TRUE(merge_abort(repo.path()).ok());
+  EXPECT_EQ(repo.rev("HEAD"), user_head);
+  EXPECT_EQ(repo.read("README"), "wip\n");
+  EXPECT_EQ(repo.git("stash list"), "");
+  EXPECT_FALSE(merge_in_progress(repo.path()).value());
+}
+
 TEST_F(GitMerge, AbortWithoutMergeIsAnError) {
   auto r = merge_abort(repo.path());
   ASSERT_FALSE(r.ok());
