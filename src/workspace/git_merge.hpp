@@ -4,13 +4,14 @@
 // succeeded. `merge_abort` goes back to where the merge started.
 #pragma once
 
-#include <git2.h>
-
 #include <string>
 
 #include "common/result.hpp"
 #include "workspace/git_repo.hpp"
 #include "workspace/git_result.hpp"
+
+// libgit2's handle, for the detail:: functions; callers of the public API never need <git2.h>.
+typedef struct git_repository git_repository;
 
 namespace corral::git {
 

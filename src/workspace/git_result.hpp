@@ -19,6 +19,8 @@ enum class MergeOutcome {
 };
 const char* merge_outcome_name(MergeOutcome outcome);
 
+// For the CLI: success -> exit 0; has_conflicts -> exit 1 (print conflicted_files);
+// error with error_code invalid_input or not_found -> exit 2 (usage/input); other errors -> 1.
 struct GitSandboxResult {
   bool success = false;         // false on error and on conflicts
   std::string branch;           // the sandbox branch merged (or created / cleaned up)

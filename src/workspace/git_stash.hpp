@@ -3,12 +3,13 @@
 // stashes, the oid does not.
 #pragma once
 
-#include <git2.h>
-
 #include <string>
 
 #include "common/result.hpp"
 #include "workspace/git_repo.hpp"
+
+// libgit2's handle, for the detail:: functions; callers of the public API never need <git2.h>.
+typedef struct git_repository git_repository;
 
 namespace corral::git {
 
