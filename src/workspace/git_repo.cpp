@@ -1,6 +1,11 @@
 // Repository queries: is_git_repository, is_worktree_clean, head_commit, current_branch.
 #include "workspace/git_repo.hpp"
 
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "workspace/git_handle.hpp"
 
 namespace corral::git {
@@ -54,6 +59,46 @@ Result<std::string> current_branch(const std::string& repo_path) {
   const std::string prefix = "refs/heads/";
   if (target.rfind(prefix, 0) == 0) return target.substr(prefix.size());
   return target;
+}
+
+namespace {
+
+Result<std::string> real_path(const std::string& path) {
+  char* resolved = ::realpath(path.c_str(), nullptr);
+  if (!resolved) {
+    Error e = make_error(Errc::not_found, "cannot resolve " + path + ": " + std::strerror(errno));
+    e.file = path;
+    return e;
+  }
+  std::string out = resolved;
+  ::free(resolved);
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> worktree_root(const std::string& path) {
+  auto repo = open_worktree_repository(path);
+  if (!repo) return std::move(repo).error();
+  return real_path(git_repository_workdir(repo->get()));
+}
+
+Result<std::string> path_in_worktree(const std::string& path) {
+  auto root = worktree_root(path);
+  if (!root) return root;
+  auto here = real_path(path);
+  if (!here) return here;
+  if (*here == *root) return std::string();
+  if (here->rfind(*root + "/", 0) != 0) {
+    return make_error(Errc::invalid_input, path + " is not inside the working tree " + *root +
+                                               " (it is in its git dir)");
+  }
+  std::string rel = here->substr(root->size() + 1) + "/";
+  if (rel == ".git/" || rel.rfind(".git/", 0) == 0) {
+    return make_error(Errc::invalid_input, path + " is not inside the working tree " + *root +
+                                               " (it is in its git dir)");
+  }
+  return rel;
 }
 
 }  // namespace corral::git

@@ -32,4 +32,13 @@ Result<std::string> head_commit(const std::string& repo);
 // unborn branch in a repository without commits.
 Result<std::string> current_branch(const std::string& repo);
 
+// The top directory of the working tree containing `path` (symlinks resolved, no trailing '/').
+Result<std::string> worktree_root(const std::string& path);
+
+// Where `path` lies inside its repository's working tree, '/'-terminated ("" for the top, "src/"
+// for a subdirectory): the prefix that turns paths relative to a workspace started in a
+// subdirectory into the repo-relative paths GitChange needs. Error when `path` is not inside
+// a working tree.
+Result<std::string> path_in_worktree(const std::string& path);
+
 }  // namespace corral::git

@@ -86,5 +86,21 @@ TEST(GitRepo, BareRepositoryHasNoWorktree) {
   EXPECT_NE(r.error().message.find("is bare"), std::string::npos) << r.error().message;
 }
 
+TEST(GitRepo, WorktreeRootAndPathInWorktree) {
+  TempRepo repo;
+  repo.write("src/lib/x.c", "x");
+  std::string root = worktree_root(repo.path() + "/src/lib").value();
+  EXPECT_EQ(root, test::trim(repo.git("rev-parse --show-toplevel")));
+  EXPECT_EQ(path_in_worktree(repo.path()).value(), "");
+  EXPECT_EQ(path_in_worktree(repo.path() + "/src").value(), "src/");
+  EXPECT_EQ(path_in_worktree(repo.path() + "/src/lib/").value(), "src/lib/");
+  auto gitdir = path_in_worktree(repo.path() + "/.git/refs");
+  ASSERT_FALSE(gitdir.ok());
+  EXPECT_NE(gitdir.error().message.find("is not inside the working tree"), std::string::npos);
+  TempDir plain;
+  EXPECT_EQ(path_in_worktree(plain.path()).error().message,
+            "not a git repository: " + plain.path());
+}
+
 }  // namespace
 }  // namespace corral::git
