@@ -1,0 +1,384 @@
+// The egress proxy's event loop: accept loops, the HTTP / CONNECT / SOCKS5 / transparent
+// sessions, the DNS responder, and the report. One io_context on one thread per proxy.
+#include "net/egress_proxy.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ip/udp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <mutex>
+#include <thread>
+
+#include "net/address_class.hpp"
+#include "net/dns_message.hpp"
+#include "net/http_head.hpp"
+#include "net/socks5.hpp"
+
+namespace corral::net {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+using asio::ip::tcp;
+using asio::ip::udp;
+using boost::system::error_code;
+
+struct EgressProxy::State {
+  asio::io_context io{1};  // first member: destroyed last, after every socket
+  HostRules rules;
+  NameTable names;         // loop thread only
+  std::vector<std::unique_ptr<tcp::acceptor>> acceptors;
+  std::unique_ptr<udp::socket> dns;
+  std::thread thread;
+  bool stopped = false;
+
+  mutable std::mutex mu;
+  EgressReport report;
+
+  void refuse(const std::string& host, std::uint16_t port, std::string reason) {
+    std::lock_guard lock(mu);
+    report.refusals.push_back({std::chrono::system_clock::now(), host, port, std::move(reason)});
+  }
+  void count(const std::string& host) {
+    std::lock_guard lock(mu);
+    ++report.allowed[host];
+  }
+};
+
+namespace {
+
+using State = EgressProxy::State;
+
+auto ec_token(error_code& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
+
+constexpr std::size_t kPumpBuffer = 64 * 1024;
+
+std::string host_port(const std::string& host, std::uint16_t port) {
+  return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+// Appends what the peer sent next to `buf`; false at EOF or error.
+awaitable<bool> read_more(tcp::socket& sock, std::string& buf) {
+  char tmp[4096];
+  error_code ec;
+  std::size_t n = co_await sock.async_read_some(asio::buffer(tmp), ec_token(ec));
+  if (ec || n == 0) co_return false;
+  buf.append(tmp, n);
+  co_return true;
+}
+
+awaitable<void> write_all(tcp::socket& sock, std::string_view data) {
+  error_code ec;
+  co_await asio::async_write(sock, asio::buffer(data.data(), data.size()), ec_token(ec));
+}
+
+struct Connected {
+  bool ok = false;
+  bool refused = false;  // by policy (a private address): a violation
+  std::string reason;
+};
+
+// Resolves `host` (the system resolver, /etc/hosts included) and connects to the first address
+// the rule that allowed it permits. Private addresses a rule does not name are never tried.
+awaitable<Connected> connect_upstream(State& s, const HostRule& rule, const std::string& host,
+                                      std::uint16_t port, tcp::socket& up) {
+  tcp::resolver resolver(s.io);
+  error_code ec;
+  auto results = co_await resolver.async_resolve(host, std::to_string(port), ec_token(ec));
+  if (ec) co_return Connected{false, false, "cannot resolve " + host + ": " + ec.message()};
+  std::vector<tcp::endpoint> permitted;
+  std::string blocked;
+  for (const auto& r : results) {
+    const auto addr = r.endpoint().address();
+    if (address_permitted(rule, addr)) {
+      permitted.push_back(r.endpoint());
+    } else if (blocked.empty()) {
+      blocked = addr.to_string() + ", a " + address_class_name(classify(addr)) + " address";
+    }
+  }
+  if (permitted.empty())
+    co_return Connected{false, true,
+                        host + " resolves to " + blocked +
+                            "; only a rule naming that address (or localhost) allows it"};
+  for (const auto& ep : permitted) {
+    up.close(ec);
+    co_await up.async_connect(ep, ec_token(ec));
+    if (!ec) {
+      up.set_option(tcp::no_delay(true), ec);
+      co_return Connected{true, false, {}};
+    }
+  }
+  co_return Connected{false, false, "cannot connect to " + host_port(host, port) + ": " + ec.message()};
+}
+
+struct Link {
+  tcp::socket a, b;
+};
+
+// Copies one direction until EOF (then half-closes the other side) or an error (then closes both).
+awaitable<void> pump(std::shared_ptr<Link> link, bool a_to_b) {
+  tcp::socket& from = a_to_b ? link->a : link->b;
+  tcp::socket& to = a_to_b ? link->b : link->a;
+  std::unique_ptr<char[]> buf(new char[kPumpBuffer]);
+  error_code ec;
+  while (true) {
+    std::size_t n = co_await from.async_read_some(asio::buffer(buf.get(), kPumpBuffer), ec_token(ec));
+    if (ec) break;
+    co_await asio::async_write(to, asio::buffer(buf.get(), n), ec_token(ec));
+    if (ec) break;
+  }
+  error_code ignored;
+  if (ec == asio::error::eof) {
+    to.shutdown(tcp::socket::shutdown_send, ignored);
+  } else {
+    from.close(ignored);
+    to.close(ignored);
+  }
+}
+
+// Relays between client and upstream until both directions are done.
+void splice(State& s, tcp::socket client, tcp::socket upstream) {
+  auto link = std::make_shared<Link>(Link{std::move(client), std::move(upstream)});
+  asio::co_spawn(s.io, pump(link, true), asio::detached);
+  asio::co_spawn(s.io, pump(link, false), asio::detached);
+}
+
+// Decides, connects and records; on success the upstream socket is connected. `deny` is
+// called with the text to tell the client.
+awaitable<std::optional<std::string>> open_allowed(State& s, const std::string& host,
+                                                   std::uint16_t port, tcp::socket& up,
+                                                   bool& policy_refusal) {
+  policy_refusal = false;
+  Decision d = s.rules.decide(host, port);
+  if (!d.allowed) {
+    policy_refusal = true;
+    s.refuse(host, port, d.reason);
+    co_return "connection to " + host_port(host, port) + " refused by corral: " + d.reason;
+  }
+  Connected c = co_await connect_upstream(s, *d.rule, host, port, up);
+  if (c.refused) {
+    policy_refusal = true;
+    s.refuse(host, port, c.reason);
+    co_return "connection to " + host_port(host, port) + " refused by corral: " + c.reason;
+  }
+  if (!c.ok) co_return c.reason;
+  s.count(host);
+  co_return std::nullopt;
+}
+
+awaitable<void> serve_http(State& s, tcp::socket client, std::string buf) {
+  std::size_t head_len;
+  while ((head_len = find_head_end(buf)) == 0) {
+    if (buf.size() > kMaxHeadBytes) {
+      co_await write_all(client, simple_response(431, "Request Header Fields Too Large", "corral: request head too large"));
+      co_return;
+    }
+    if (!co_await read_more(client, buf)) co_return;
+  }
+  auto req = parse_request_head(std::string_view(buf).substr(0, head_len));
+  if (!req) {
+    co_await write_all(client, simple_response(400, "Bad Request", "corral: " + req.error().message));
+    co_return;
+  }
+  tcp::socket up(s.io);
+  bool policy_refusal = false;
+  auto failure = co_await open_allowed(s, req->host, req->port, up, policy_refusal);
+  if (failure) {
+    co_await write_all(client, policy_refusal ? simple_response(403, "Forbidden", *failure)
+                                              : simple_response(502, "Bad Gateway", "corral: " + *failure));
+    co_return;
+  }
+  std::string to_upstream;
+  if (req->method == "CONNECT") {
+    co_await write_all(client, "HTTP/1.1 200 Connection established\r\n\r\n");
+  } else {
+    to_upstream = upstream_head(*req);
+  }
+  to_upstream.append(buf, head_len, std::string::npos);
+  if (!to_upstream.empty()) co_await write_all(up, to_upstream);
+  splice(s, std::move(client), std::move(up));
+}
+
+awaitable<void> serve_socks5(State& s, tcp::socket client, std::string buf) {
+  socks5::Greeting greeting;
+  socks5::Parse p;
+  while ((p = socks5::parse_greeting(buf, greeting)) == socks5::Parse::incomplete)
+    if (buf.size() > 512 || !co_await read_more(client, buf)) co_return;
+  if (p == socks5::Parse::bad) co_return;
+  if (!greeting.no_auth_offered) {
+    co_await write_all(client, std::string_view("\x05\xff", 2));
+    co_return;
+  }
+  co_await write_all(client, std::string_view("\x05\x00", 2));
+  buf.erase(0, greeting.size);
+  socks5::Request req;
+  while ((p = socks5::parse_request(buf, req)) == socks5::Parse::incomplete)
+    if (buf.size() > 512 || !co_await read_more(client, buf)) co_return;
+  if (p == socks5::Parse::bad) {
+    co_await write_all(client, socks5::reply(req.error));
+    co_return;
+  }
+  tcp::socket up(s.io);
+  bool policy_refusal = false;
+  auto failure = co_await open_allowed(s, req.host, req.port, up, policy_refusal);
+  if (failure) {
+    co_await write_all(client, socks5::reply(policy_refusal ? socks5::kNotAllowed : socks5::kHostUnreachable));
+    co_return;
+  }
+  co_await write_all(client, socks5::reply(socks5::kSucceeded));
+  if (buf.size() > req.size) co_await write_all(up, std::string_view(buf).substr(req.size));
+  splice(s, std::move(client), std::move(up));
+}
+
+// A client that speaks to the proxy port: SOCKS5 starts with byte 5, anything else is HTTP.
+awaitable<void> serve_proxy_client(State& s, tcp::socket client) {
+  std::string buf;
+  if (!co_await read_more(client, buf)) co_return;
+  if (buf[0] == 5) {
+    co_await serve_socks5(s, std::move(client), std::move(buf));
+  } else {
+    co_await serve_http(s, std::move(client), std::move(buf));
+  }
+}
+
+// A client that connected straight to a name's synthetic address (no proxy support): the
+// address says which name, the port is the one it dialled.
+awaitable<void> serve_transparent(State& s, tcp::socket client) {
+  error_code ec;
+  const tcp::endpoint local = client.local_endpoint(ec);
+  if (ec) co_return;
+  auto it = s.names.name_at.find(local.address().to_string());
+  if (it == s.names.name_at.end()) co_return;
+  const std::string host = it->second;
+  tcp::socket up(s.io);
+  bool policy_refusal = false;
+  auto failure = co_await open_allowed(s, host, local.port(), up, policy_refusal);
+  if (failure) co_return;  // the client sees the connection close
+  splice(s, std::move(client), std::move(up));
+}
+
+awaitable<void> accept_loop(State& s, tcp::acceptor& acceptor, bool transparent) {
+  asio::steady_timer backoff(s.io);
+  while (true) {
+    error_code ec;
+    tcp::socket sock = co_await acceptor.async_accept(ec_token(ec));
+    if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
+    if (ec) {  // EMFILE and friends: let descriptors free up instead of spinning
+      backoff.expires_after(std::chrono::milliseconds(50));
+      co_await backoff.async_wait(ec_token(ec));
+      continue;
+    }
+    sock.set_option(tcp::no_delay(true), ec);
+    if (transparent)
+      asio::co_spawn(s.io, serve_transparent(s, std::move(sock)), asio::detached);
+    else
+      asio::co_spawn(s.io, serve_proxy_client(s, std::move(sock)), asio::detached);
+  }
+}
+
+// Answers A queries for allowed names with their synthetic address, AAAA and other types for
+// them with no data, and everything else with NXDOMAIN (recorded as a refusal).
+std::string answer_dns(State& s, const dns::Query& q) {
+  if (!s.rules.name_allowed(q.name)) {
+    s.refuse(q.name, 53, "DNS lookup of a name not in the allow list");
+    return dns::response(q, dns::kNxDomain);
+  }
+  if (q.qtype != dns::kTypeA || q.qclass != 1) return dns::response(q, dns::kNoError);
+  auto it = s.names.address_of.find(q.name);
+  if (it == s.names.address_of.end()) {
+    if (s.names.spare.empty()) return dns::response(q, dns::kServFail);
+    std::string addr = s.names.spare.front();
+    s.names.spare.erase(s.names.spare.begin());
+    s.names.name_at[addr] = q.name;
+    it = s.names.address_of.emplace(q.name, addr).first;
+  }
+  error_code ec;
+  auto a = asio::ip::make_address_v4(it->second, ec);
+  if (ec) return dns::response(q, dns::kServFail);
+  return dns::response(q, dns::kNoError, a.to_bytes());
+}
+
+awaitable<void> dns_loop(State& s, udp::socket& sock) {
+  std::unique_ptr<char[]> buf(new char[1500]);
+  while (true) {
+    udp::endpoint from;
+    error_code ec;
+    std::size_t n = co_await sock.async_receive_from(asio::buffer(buf.get(), 1500), from, ec_token(ec));
+    if (ec == asio::error::operation_aborted || !sock.is_open()) co_return;
+    if (ec) continue;
+    auto q = dns::parse_query(std::string_view(buf.get(), n));
+    if (!q) continue;  // not a query we can answer: drop, as a server would
+    std::string reply = answer_dns(s, *q);
+    co_await sock.async_send_to(asio::buffer(reply), from, ec_token(ec));
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<EgressProxy>> EgressProxy::start(HostRules rules, EgressListeners listeners,
+                                                        NameTable names) {
+  std::unique_ptr<EgressProxy> proxy(new EgressProxy());
+  proxy->state_ = std::make_unique<State>();
+  State& s = *proxy->state_;
+  s.rules = std::move(rules);
+  s.names = std::move(names);
+  error_code ec;
+  auto adopt = [&](UniqueFd& fd, bool transparent) -> Result<void> {
+    auto acc = std::make_unique<tcp::acceptor>(s.io);
+    acc->assign(tcp::v4(), fd.get(), ec);
+    if (ec) return make_error(Errc::setup_failed, "egress proxy: cannot adopt a listener: " + ec.message());
+    fd.release();
+    asio::co_spawn(s.io, accept_loop(s, *acc, transparent), asio::detached);
+    s.acceptors.push_back(std::move(acc));
+    return {};
+  };
+  for (auto& fd : listeners.proxy)
+    if (auto r = adopt(fd, false); !r) return std::move(r).error();
+  for (auto& t : listeners.transparent)
+    if (auto r = adopt(t.fd, true); !r) return std::move(r).error();
+  if (listeners.dns_udp.valid()) {
+    s.dns = std::make_unique<udp::socket>(s.io);
+    s.dns->assign(udp::v4(), listeners.dns_udp.get(), ec);
+    if (ec) return make_error(Errc::setup_failed, "egress proxy: cannot adopt the DNS socket: " + ec.message());
+    listeners.dns_udp.release();
+    asio::co_spawn(s.io, dns_loop(s, *s.dns), asio::detached);
+  }
+  s.thread = std::thread([&s] {
+    // A session that throws (allocation failure) must not take the sandbox's parent down.
+    while (true) {
+      try {
+        s.io.run();
+        return;
+      } catch (...) {
+      }
+    }
+  });
+  return proxy;
+}
+
+void EgressProxy::stop() {
+  if (!state_ || state_->stopped) return;
+  state_->stopped = true;
+  state_->io.stop();
+  if (state_->thread.joinable()) state_->thread.join();
+}
+
+EgressProxy::~EgressProxy() {
+  stop();
+  if (state_) {
+    // Sockets first: each belongs to the io_context, which must outlive them.
+    state_->acceptors.clear();
+    state_->dns.reset();
+  }
+}
+
+EgressReport EgressProxy::report() const {
+  std::lock_guard lock(state_->mu);
+  return state_->report;
+}
+
+}  // namespace corral::net
