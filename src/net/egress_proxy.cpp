@@ -88,8 +88,15 @@ awaitable<Connected> connect_upstream(State& s, const HostRule& rule, const std:
                                       std::uint16_t port, tcp::socket& up) {
   tcp::resolver resolver(s.io);
   error_code ec;
-  auto results = co_await resolver.async_resolve(host, std::to_string(port), ec_token(ec));
-  if (ec) co_return Connected{false, false, "cannot resolve " + host + ": " + ec.message()};
+  // GCC 12 mishandles temporaries inside co_await / co_return expressions (double
+  // destruction): every such operand in this file is a named variable.
+  const std::string service = std::to_string(port);
+  Connected out;
+  auto results = co_await resolver.async_resolve(host, service, ec_token(ec));
+  if (ec) {
+    out.reason = "cannot resolve " + host + ": " + ec.message();
+    co_return out;
+  }
   std::vector<tcp::endpoint> permitted;
   std::string blocked;
   for (const auto& r : results) {
@@ -100,19 +107,23 @@ awaitable<Connected> connect_upstream(State& s, const HostRule& rule, const std:
       blocked = addr.to_string() + ", a " + address_class_name(classify(addr)) + " address";
     }
   }
-  if (permitted.empty())
-    co_return Connected{false, true,
-                        host + " resolves to " + blocked +
-                            "; only a rule naming that address (or localhost) allows it"};
+  if (permitted.empty()) {
+    out.refused = true;
+    out.reason = host + " resolves to " + blocked +
+                 "; only a rule naming that address (or localhost) allows it";
+    co_return out;
+  }
   for (const auto& ep : permitted) {
     up.close(ec);
     co_await up.async_connect(ep, ec_token(ec));
     if (!ec) {
       up.set_option(tcp::no_delay(true), ec);
-      co_return Connected{true, false, {}};
+      out.ok = true;
+      co_return out;
     }
   }
-  co_return Connected{false, false, "cannot connect to " + host_port(host, port) + ": " + ec.message()};
+  out.reason = "cannot connect to " + host_port(host, port) + ": " + ec.message();
+  co_return out;
 }
 
 struct Link {
@@ -153,48 +164,58 @@ awaitable<std::optional<std::string>> open_allowed(State& s, const std::string& 
                                                    std::uint16_t port, tcp::socket& up,
                                                    bool& policy_refusal) {
   policy_refusal = false;
+  std::optional<std::string> failure;
   Decision d = s.rules.decide(host, port);
   if (!d.allowed) {
     policy_refusal = true;
     s.refuse(host, port, d.reason);
-    co_return "connection to " + host_port(host, port) + " refused by corral: " + d.reason;
+    failure = "connection to " + host_port(host, port) + " refused by corral: " + d.reason;
+    co_return failure;
   }
   Connected c = co_await connect_upstream(s, *d.rule, host, port, up);
   if (c.refused) {
     policy_refusal = true;
     s.refuse(host, port, c.reason);
-    co_return "connection to " + host_port(host, port) + " refused by corral: " + c.reason;
+    failure = "connection to " + host_port(host, port) + " refused by corral: " + c.reason;
+  } else if (!c.ok) {
+    failure = c.reason;
+  } else {
+    s.count(host);
   }
-  if (!c.ok) co_return c.reason;
-  s.count(host);
-  co_return std::nullopt;
+  co_return failure;
 }
 
 awaitable<void> serve_http(State& s, tcp::socket client, std::string buf) {
   std::size_t head_len;
   while ((head_len = find_head_end(buf)) == 0) {
     if (buf.size() > kMaxHeadBytes) {
-      co_await write_all(client, simple_response(431, "Request Header Fields Too Large", "corral: request head too large"));
+      const std::string answer =
+          simple_response(431, "Request Header Fields Too Large", "corral: request head too large");
+      co_await write_all(client, answer);
       co_return;
     }
     if (!co_await read_more(client, buf)) co_return;
   }
   auto req = parse_request_head(std::string_view(buf).substr(0, head_len));
   if (!req) {
-    co_await write_all(client, simple_response(400, "Bad Request", "corral: " + req.error().message));
+    const std::string answer = simple_response(400, "Bad Request", "corral: " + req.error().message);
+    co_await write_all(client, answer);
     co_return;
   }
   tcp::socket up(s.io);
   bool policy_refusal = false;
   auto failure = co_await open_allowed(s, req->host, req->port, up, policy_refusal);
   if (failure) {
-    co_await write_all(client, policy_refusal ? simple_response(403, "Forbidden", *failure)
-                                              : simple_response(502, "Bad Gateway", "corral: " + *failure));
+    const std::string answer = policy_refusal
+                                   ? simple_response(403, "Forbidden", *failure)
+                                   : simple_response(502, "Bad Gateway", "corral: " + *failure);
+    co_await write_all(client, answer);
     co_return;
   }
   std::string to_upstream;
   if (req->method == "CONNECT") {
-    co_await write_all(client, "HTTP/1.1 200 Connection established\r\n\r\n");
+    const std::string_view established = "HTTP/1.1 200 Connection established\r\n\r\n";
+    co_await write_all(client, established);
   } else {
     to_upstream = upstream_head(*req);
   }
@@ -210,27 +231,36 @@ awaitable<void> serve_socks5(State& s, tcp::socket client, std::string buf) {
     if (buf.size() > 512 || !co_await read_more(client, buf)) co_return;
   if (p == socks5::Parse::bad) co_return;
   if (!greeting.no_auth_offered) {
-    co_await write_all(client, std::string_view("\x05\xff", 2));
+    const std::string_view no_method("\x05\xff", 2);
+    co_await write_all(client, no_method);
     co_return;
   }
-  co_await write_all(client, std::string_view("\x05\x00", 2));
+  const std::string_view no_auth("\x05\x00", 2);
+  co_await write_all(client, no_auth);
   buf.erase(0, greeting.size);
   socks5::Request req;
   while ((p = socks5::parse_request(buf, req)) == socks5::Parse::incomplete)
     if (buf.size() > 512 || !co_await read_more(client, buf)) co_return;
   if (p == socks5::Parse::bad) {
-    co_await write_all(client, socks5::reply(req.error));
+    const std::string answer = socks5::reply(req.error);
+    co_await write_all(client, answer);
     co_return;
   }
   tcp::socket up(s.io);
   bool policy_refusal = false;
   auto failure = co_await open_allowed(s, req.host, req.port, up, policy_refusal);
   if (failure) {
-    co_await write_all(client, socks5::reply(policy_refusal ? socks5::kNotAllowed : socks5::kHostUnreachable));
+    const std::string answer =
+        socks5::reply(policy_refusal ? socks5::kNotAllowed : socks5::kHostUnreachable);
+    co_await write_all(client, answer);
     co_return;
   }
-  co_await write_all(client, socks5::reply(socks5::kSucceeded));
-  if (buf.size() > req.size) co_await write_all(up, std::string_view(buf).substr(req.size));
+  const std::string succeeded = socks5::reply(socks5::kSucceeded);
+  co_await write_all(client, succeeded);
+  if (buf.size() > req.size) {
+    const std::string_view early = std::string_view(buf).substr(req.size);
+    co_await write_all(up, early);
+  }
   splice(s, std::move(client), std::move(up));
 }
 
