@@ -39,8 +39,17 @@ struct EgressProxy::State {
   mutable std::mutex mu;
   EgressReport report;
 
+  // A command that retries a refused host in a loop must not grow the record without bound:
+  // past the cap only a count is kept, reported as one last refusal.
+  static constexpr std::size_t kMaxRefusals = 1000;
+  std::uint64_t refusals_dropped = 0;
+
   void refuse(const std::string& host, std::uint16_t port, std::string reason) {
     std::lock_guard lock(mu);
+    if (report.refusals.size() >= kMaxRefusals) {
+      ++refusals_dropped;
+      return;
+    }
     report.refusals.push_back({std::chrono::system_clock::now(), host, port, std::move(reason)});
   }
   void count(const std::string& host) {
@@ -408,7 +417,13 @@ EgressProxy::~EgressProxy() {
 
 EgressReport EgressProxy::report() const {
   std::lock_guard lock(state_->mu);
-  return state_->report;
+  EgressReport out = state_->report;
+  if (state_->refusals_dropped > 0)
+    out.refusals.push_back({std::chrono::system_clock::now(), "*", 0,
+                            std::to_string(state_->refusals_dropped) +
+                                " more refusals not listed (the record keeps the first " +
+                                std::to_string(State::kMaxRefusals) + ")"});
+  return out;
 }
 
 }  // namespace corral::net

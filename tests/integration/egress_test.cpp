@@ -63,12 +63,17 @@ class EgressWorld : public ::testing::Test {
 
   // corral run --workspace WS --record REC ARGS -- sh -c SCRIPT, inside the world.
   CliResult run(const std::vector<std::string>& corral_args, const std::string& script) {
-    std::vector<std::string> args{"/usr/bin/timeout", "-s", "KILL", "120", "/usr/bin/unshare",
-                                  "-Urnm", "/bin/sh", test_data_dir() + "/egress/world.sh",
-                                  corral_binary(), "run", "--workspace", ws_.path(),
+    std::vector<std::string> args{corral_binary(), "run", "--workspace", ws_.path(),
                                   "--record", record_path()};
     args.insert(args.end(), corral_args.begin(), corral_args.end());
     args.insert(args.end(), {"--", "/bin/sh", "-c", script});
+    return in_world(args);
+  }
+  // Any command inside the world.
+  CliResult in_world(const std::vector<std::string>& command) {
+    std::vector<std::string> args{"/usr/bin/timeout", "-s", "KILL", "120", "/usr/bin/unshare",
+                                  "-Urnm", "/bin/sh", test_data_dir() + "/egress/world.sh"};
+    args.insert(args.end(), command.begin(), command.end());
     CliResult r;
     std::filesystem::remove(world_.file("ready"));
     r.exit_code = spawn_and_wait(args, world_.file("out"), world_.file("err"),
@@ -184,6 +189,47 @@ TEST_F(EgressWorld, ClientsWithoutProxySupportGetTransparentAccessToAllowedNames
   for (const auto& x : v) {
     EXPECT_EQ(x["host"], "files.mirror.test");
     EXPECT_EQ(x["detail"], "DNS lookup of a name not in the allow list");
+  }
+}
+
+TEST_F(EgressWorld, WildcardNamesGetTransparentAccessToo) {
+  // A name first seen by the DNS responder (matched by "*.") gets a spare synthetic address.
+  auto r = run({"--allow-host", "*.mirror.test"},
+               "curl -sSf --noproxy '*' http://pkg.mirror.test/hello.txt &&"
+               "curl -sSf --noproxy '*' http://files.mirror.test/host && echo &&"
+               "getent hosts pkg.mirror.test files.mirror.test | cut -d' ' -f1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "hello from the mirror\nfiles.mirror.test\n127.0.2.1\n127.0.2.2\n");
+  auto rec = record();
+  EXPECT_EQ(rec["network"]["allowed"]["pkg.mirror.test"], 1) << rec.dump();
+  EXPECT_EQ(rec["network"]["allowed"]["files.mirror.test"], 1) << rec.dump();
+}
+
+TEST_F(EgressWorld, ConcurrentRunsEachHaveTheirOwnPolicy) {
+  // Two runs at once, each allowing the host the other refuses.
+  const std::string loop =
+      "for i in 1 2 3 4 5; do curl -s -o /dev/null -w '%{http_code} ' http://\\$0:8080/hello.txt;"
+      "curl -s -o /dev/null -w '%{http_code} ' http://\\$1:8080/hello.txt; done";
+  auto one = [&](const std::string& tag, const std::string& allow, const std::string& a,
+                 const std::string& b) {
+    return corral_binary() + " run --quiet --workspace " + ws_.path() + " --record " + ws_.path() +
+           "/" + tag + ".json --allow-host " + allow + " -- /bin/sh -c \"" + loop + "\" " + a + " " + b +
+           " > " + ws_.path() + "/" + tag + ".out";
+  };
+  auto r = in_world({"/bin/sh", "-c",
+                     one("a", "pkg.mirror.test", "pkg.mirror.test", "files.mirror.test") + " & " +
+                         one("b", "files.mirror.test", "files.mirror.test", "pkg.mirror.test") +
+                         " & wait"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const std::string tag : {"a", "b"}) {
+    EXPECT_EQ(read_file(ws_.path() + "/" + tag + ".out"), "200 403 200 403 200 403 200 403 200 403 ");
+    auto rec = nlohmann::json::parse(read_file(ws_.path() + "/" + tag + ".json"));
+    const std::string mine = tag == "a" ? "pkg.mirror.test" : "files.mirror.test";
+    const std::string theirs = tag == "a" ? "files.mirror.test" : "pkg.mirror.test";
+    EXPECT_EQ(rec["network"]["allowed"].size(), 1u) << rec.dump();
+    EXPECT_EQ(rec["network"]["allowed"][mine], 5) << rec.dump();
+    ASSERT_EQ(rec["violations"].size(), 5u) << rec.dump();
+    for (const auto& v : rec["violations"]) EXPECT_EQ(v["host"], theirs);
   }
 }
 
