@@ -18,6 +18,7 @@
 #include "net/dns_message.hpp"
 #include "net/http_head.hpp"
 #include "net/socks5.hpp"
+#include "net/tls_sni.hpp"
 
 namespace corral::net {
 
@@ -160,10 +161,55 @@ awaitable<void> pump(std::shared_ptr<Link> link, bool a_to_b) {
   }
 }
 
-// Relays between client and upstream until both directions are done.
-void splice(State& s, tcp::socket client, tcp::socket upstream) {
+// Client to upstream, but first: if the client opens with a TLS ClientHello, the server name
+// it asks for must be allowed too, or a tunnel to an allowed host (a CDN) could reach another
+// name behind it (domain fronting). Server-first protocols are unaffected: the other direction
+// runs from the start.
+awaitable<void> check_sni_then_pump(State& s, std::shared_ptr<Link> link, std::string host,
+                                    std::uint16_t port, std::string first) {
+  std::string sni;
+  tls::Sni verdict = tls::client_hello_sni(first, sni);
+  while (verdict == tls::Sni::incomplete && first.size() <= 16384 + 5) {
+    if (!co_await read_more(link->a, first)) break;
+    verdict = tls::client_hello_sni(first, sni);
+  }
+  error_code ec;
+  if (verdict == tls::Sni::found && normalize_host(sni) != host) {
+    Decision d = s.rules.decide(sni, port);
+    if (!d.allowed) {
+      s.refuse(sni, port,
+               "TLS server name " + sni + " in a tunnel to " + host_port(host, port) + ": " + d.reason);
+      link->a.close(ec);
+      link->b.close(ec);
+      co_return;
+    }
+  }
+  if (!first.empty()) {
+    co_await asio::async_write(link->b, asio::buffer(first), ec_token(ec));
+    if (ec) {
+      link->a.close(ec);
+      link->b.close(ec);
+      co_return;
+    }
+  }
+  if (verdict == tls::Sni::incomplete) {  // the client closed before saying much
+    link->b.shutdown(tcp::socket::shutdown_send, ec);
+    co_return;
+  }
+  co_await pump(link, true);
+}
+
+// Relays between client and upstream until both directions are done. `tunnel`: the bytes are
+// the client's own protocol (CONNECT, SOCKS5, transparent), so a TLS server name is checked.
+// `early`: tunnel bytes the client sent along with its request.
+void splice(State& s, tcp::socket client, tcp::socket upstream, bool tunnel = false,
+            const std::string& host = {}, std::uint16_t port = 0, std::string early = {}) {
   auto link = std::make_shared<Link>(Link{std::move(client), std::move(upstream)});
-  asio::co_spawn(s.io, pump(link, true), asio::detached);
+  if (tunnel)
+    asio::co_spawn(s.io, check_sni_then_pump(s, link, host, port, std::move(early)),
+                   asio::detached);
+  else
+    asio::co_spawn(s.io, pump(link, true), asio::detached);
   asio::co_spawn(s.io, pump(link, false), asio::detached);
 }
 
@@ -221,15 +267,16 @@ awaitable<void> serve_http(State& s, tcp::socket client, std::string buf) {
     co_await write_all(client, answer);
     co_return;
   }
-  std::string to_upstream;
   if (req->method == "CONNECT") {
     const std::string_view established = "HTTP/1.1 200 Connection established\r\n\r\n";
     co_await write_all(client, established);
-  } else {
-    to_upstream = upstream_head(*req);
+    buf.erase(0, head_len);  // early tunnel bytes: checked with the rest
+    splice(s, std::move(client), std::move(up), true, req->host, req->port, std::move(buf));
+    co_return;
   }
+  std::string to_upstream = upstream_head(*req);
   to_upstream.append(buf, head_len, std::string::npos);
-  if (!to_upstream.empty()) co_await write_all(up, to_upstream);
+  co_await write_all(up, to_upstream);
   splice(s, std::move(client), std::move(up));
 }
 
@@ -266,11 +313,8 @@ awaitable<void> serve_socks5(State& s, tcp::socket client, std::string buf) {
   }
   const std::string succeeded = socks5::reply(socks5::kSucceeded);
   co_await write_all(client, succeeded);
-  if (buf.size() > req.size) {
-    const std::string_view early = std::string_view(buf).substr(req.size);
-    co_await write_all(up, early);
-  }
-  splice(s, std::move(client), std::move(up));
+  buf.erase(0, req.size);
+  splice(s, std::move(client), std::move(up), true, req.host, req.port, std::move(buf));
 }
 
 // A client that speaks to the proxy port: SOCKS5 starts with byte 5, anything else is HTTP.
@@ -297,7 +341,7 @@ awaitable<void> serve_transparent(State& s, tcp::socket client) {
   bool policy_refusal = false;
   auto failure = co_await open_allowed(s, host, local.port(), up, policy_refusal);
   if (failure) co_return;  // the client sees the connection close
-  splice(s, std::move(client), std::move(up));
+  splice(s, std::move(client), std::move(up), true, host, local.port());
 }
 
 awaitable<void> accept_loop(State& s, tcp::acceptor& acceptor, bool transparent) {

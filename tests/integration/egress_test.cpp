@@ -233,6 +233,36 @@ TEST_F(EgressWorld, ConcurrentRunsEachHaveTheirOwnPolicy) {
   }
 }
 
+TEST_F(EgressWorld, TunnelsToAnAllowedHostCannotAskForAnotherTlsName) {
+  // Domain fronting: CONNECT to the allowed host, then a ClientHello for another name.
+  write_file(ws_.file("hello.py"),
+             "import socket, ssl, sys\n"
+             "s = socket.create_connection(('127.0.0.1', 3128))\n"
+             "s.sendall(b'CONNECT pkg.mirror.test:8080 HTTP/1.1\\r\\n\\r\\n')\n"
+             "buf = b''\n"
+             "while b'\\r\\n\\r\\n' not in buf: buf += s.recv(100)\n"
+             "print(buf.split(b'\\r\\n')[0].decode())\n"
+             "ctx = ssl.create_default_context()\n"
+             "ctx.check_hostname = False\n"
+             "ctx.verify_mode = ssl.CERT_NONE\n"
+             "try:\n"
+             "    ctx.wrap_socket(s, server_hostname=sys.argv[1])\n"
+             "except (OSError, ssl.SSLError):\n"
+             "    pass\n");
+  auto r = run({"--allow-host", "pkg.mirror.test:8080"},
+               "/usr/bin/python3 " + ws_.file("hello.py") + " evil.example;"
+               "/usr/bin/python3 " + ws_.file("hello.py") + " pkg.mirror.test");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "HTTP/1.1 200 Connection established\nHTTP/1.1 200 Connection established\n");
+  auto v = network_violations();
+  ASSERT_EQ(v.size(), 1u) << record().dump();
+  EXPECT_EQ(v[0]["host"], "evil.example");
+  EXPECT_EQ(v[0]["port"], 8080);
+  EXPECT_NE(v[0]["detail"].get<std::string>().find("TLS server name evil.example in a tunnel to "
+                                                   "pkg.mirror.test:8080"),
+            std::string::npos);
+}
+
 TEST_F(EgressWorld, ParallelDownloadsArriveComplete) {
   std::string blob(4 << 20, '\0');
   std::mt19937_64 rng(42);

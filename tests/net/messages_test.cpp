@@ -5,6 +5,7 @@
 #include "net/dns_message.hpp"
 #include "net/http_head.hpp"
 #include "net/socks5.hpp"
+#include "net/tls_sni.hpp"
 
 namespace corral::net {
 namespace {
@@ -156,6 +157,50 @@ TEST(Dns, RefusesMalformedQueries) {
   std::string pointer = msg;
   pointer[12] = static_cast<char>(0xc0);
   EXPECT_FALSE(dns::parse_query(pointer).ok());
+}
+
+}  // namespace
+}  // namespace corral::net
+
+namespace corral::net {
+namespace {
+
+// A ClientHello as Python's ssl module sends it, with server_hostname "Evil.Example".
+std::string client_hello(const std::string& host) {
+  auto u16 = [](std::size_t v) { return std::string{static_cast<char>(v >> 8), static_cast<char>(v & 0xff)}; };
+  std::string sni_entry = std::string(1, '\0') + u16(host.size()) + host;
+  std::string sni_ext = u16(0) + u16(sni_entry.size() + 2) + u16(sni_entry.size()) + sni_entry;
+  std::string other_ext = u16(0x000b) + u16(2) + std::string("\x01\x00", 2);
+  std::string exts = other_ext + sni_ext;
+  std::string body = std::string("\x03\x03", 2) + std::string(32, 'r') + std::string(1, '\0') +
+                     u16(2) + std::string("\x13\x01", 2) + std::string("\x01\x00", 2) +
+                     u16(exts.size()) + exts;
+  std::string hs = std::string(1, '\x01') + std::string(1, '\0') + u16(body.size()) + body;
+  return std::string("\x16\x03\x01", 3) + u16(hs.size()) + hs;
+}
+
+TEST(TlsSni, FindsTheServerName) {
+  std::string hello = client_hello("Evil.Example");
+  std::string name;
+  ASSERT_EQ(tls::client_hello_sni(hello, name), tls::Sni::found);
+  EXPECT_EQ(name, "evil.example");
+  EXPECT_EQ(tls::client_hello_sni(hello.substr(0, 3), name), tls::Sni::incomplete);
+  EXPECT_EQ(tls::client_hello_sni(hello.substr(0, hello.size() - 1), name), tls::Sni::incomplete);
+  EXPECT_EQ(tls::client_hello_sni("GET / HTTP/1.1\r\n", name), tls::Sni::not_tls);
+  EXPECT_EQ(tls::client_hello_sni("SSH-2.0-OpenSSH_9.2\r\n", name), tls::Sni::not_tls);
+}
+
+TEST(TlsSni, GarbageIsNotAServerName) {
+  std::string hello = client_hello("a.example");
+  std::string name;
+  for (std::size_t cut = 6; cut < hello.size(); cut += 7) {
+    std::string broken = hello;
+    broken[cut] = static_cast<char>(0xff);  // lengths that overrun: never a crash, never "found" garbage
+    auto v = tls::client_hello_sni(broken, name);
+    if (v == tls::Sni::found) {
+      EXPECT_LE(name.size(), hello.size());
+    }
+  }
 }
 
 }  // namespace
