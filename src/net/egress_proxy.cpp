@@ -161,6 +161,13 @@ awaitable<void> pump(std::shared_ptr<Link> link, bool a_to_b) {
   }
 }
 
+// Whether a tunnel's first bytes are an HTTP/1 request line ("GET /", "POST /"...).
+bool looks_like_http(std::string_view b) {
+  std::size_t i = 0;
+  while (i < b.size() && i < 16 && b[i] >= 'A' && b[i] <= 'Z') ++i;
+  return i > 0 && i < b.size() && b[i] == ' ';
+}
+
 // Client to upstream, but first: if the client opens with a TLS ClientHello, the server name
 // it asks for must be allowed too, or a tunnel to an allowed host (a CDN) could reach another
 // name behind it (domain fronting). Server-first protocols are unaffected: the other direction
@@ -173,12 +180,26 @@ awaitable<void> check_sni_then_pump(State& s, std::shared_ptr<Link> link, std::s
     if (!co_await read_more(link->a, first)) break;
     verdict = tls::client_hello_sni(first, sni);
   }
+  // Plain HTTP through a tunnel: the first request's Host header, likewise.
+  std::string asked = verdict == tls::Sni::found ? sni : std::string();
+  const char* what = "TLS server name";
+  if (verdict == tls::Sni::not_tls && looks_like_http(first)) {
+    std::size_t end = 0;
+    while ((end = find_head_end(first)) == 0 && first.size() <= kMaxHeadBytes)
+      if (!co_await read_more(link->a, first)) break;
+    if (end > 0) {
+      auto head = parse_request_head(std::string_view(first).substr(0, end));
+      if (head.ok() && head->target.front() == '/') asked = head->host;
+      what = "HTTP Host";
+    }
+  }
   error_code ec;
-  if (verdict == tls::Sni::found && normalize_host(sni) != host) {
-    Decision d = s.rules.decide(sni, port);
+  if (!asked.empty() && normalize_host(asked) != host) {
+    Decision d = s.rules.decide(asked, port);
     if (!d.allowed) {
-      s.refuse(sni, port,
-               "TLS server name " + sni + " in a tunnel to " + host_port(host, port) + ": " + d.reason);
+      s.refuse(asked, port,
+               std::string(what) + " " + asked + " in a tunnel to " + host_port(host, port) + ": " +
+                   d.reason);
       link->a.close(ec);
       link->b.close(ec);
       co_return;
@@ -192,7 +213,7 @@ awaitable<void> check_sni_then_pump(State& s, std::shared_ptr<Link> link, std::s
       co_return;
     }
   }
-  if (verdict == tls::Sni::incomplete) {  // the client closed before saying much
+  if (verdict == tls::Sni::incomplete && first.size() <= 16384 + 5) {  // the client closed early
     link->b.shutdown(tcp::socket::shutdown_send, ec);
     co_return;
   }

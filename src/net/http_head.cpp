@@ -137,19 +137,17 @@ Result<HttpRequestHead> parse_request_head(std::string_view head) {
 
 std::string upstream_head(const HttpRequestHead& req) {
   std::string out = req.method + " " + req.path + " " + req.version + "\r\n";
-  bool have_host = false;
+  // The Host header is the one the policy decided on (RFC 9112 3.2.2: a proxy replaces it
+  // with the target's authority), so a request cannot name one host and ask for another.
+  bool v6 = req.host.find(':') != std::string::npos;
+  out += "Host: " + (v6 ? "[" + req.host + "]" : req.host);
+  if (req.port != 80) out += ":" + std::to_string(req.port);
+  out += "\r\n";
   for (const auto& [k, v] : req.headers) {
     if (iequals(k, "Proxy-Connection") || iequals(k, "Proxy-Authorization") ||
-        iequals(k, "Connection") || iequals(k, "Keep-Alive"))
+        iequals(k, "Connection") || iequals(k, "Keep-Alive") || iequals(k, "Host"))
       continue;
-    if (iequals(k, "Host")) have_host = true;
     out += k + ": " + v + "\r\n";
-  }
-  if (!have_host) {
-    bool v6 = req.host.find(':') != std::string::npos;
-    out += "Host: " + (v6 ? "[" + req.host + "]" : req.host);
-    if (req.port != 80) out += ":" + std::to_string(req.port);
-    out += "\r\n";
   }
   out += "Connection: close\r\n\r\n";
   return out;

@@ -233,7 +233,7 @@ TEST_F(EgressWorld, ConcurrentRunsEachHaveTheirOwnPolicy) {
   }
 }
 
-TEST_F(EgressWorld, TunnelsToAnAllowedHostCannotAskForAnotherTlsName) {
+TEST_F(EgressWorld, TunnelsToAnAllowedHostCannotAskForAnotherName) {
   // Domain fronting: CONNECT to the allowed host, then a ClientHello for another name.
   write_file(ws_.file("hello.py"),
              "import socket, ssl, sys\n"
@@ -249,17 +249,26 @@ TEST_F(EgressWorld, TunnelsToAnAllowedHostCannotAskForAnotherTlsName) {
              "    ctx.wrap_socket(s, server_hostname=sys.argv[1])\n"
              "except (OSError, ssl.SSLError):\n"
              "    pass\n");
+  // And plain HTTP naming another host, through the transparent path and a forwarded request.
   auto r = run({"--allow-host", "pkg.mirror.test:8080"},
                "/usr/bin/python3 " + ws_.file("hello.py") + " evil.example;"
-               "/usr/bin/python3 " + ws_.file("hello.py") + " pkg.mirror.test");
+               "/usr/bin/python3 " + ws_.file("hello.py") + " pkg.mirror.test;"
+               "curl -s --noproxy '*' -H 'Host: files.mirror.test' http://pkg.mirror.test:8080/host;"
+               "echo transparent=$?;"
+               "curl -s -H 'Host: files.mirror.test' http://pkg.mirror.test:8080/host; echo");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "HTTP/1.1 200 Connection established\nHTTP/1.1 200 Connection established\n");
+  EXPECT_EQ(r.out,
+            "HTTP/1.1 200 Connection established\nHTTP/1.1 200 Connection established\n"
+            "transparent=52\npkg.mirror.test:8080\n");
   auto v = network_violations();
-  ASSERT_EQ(v.size(), 1u) << record().dump();
+  ASSERT_EQ(v.size(), 2u) << record().dump();
   EXPECT_EQ(v[0]["host"], "evil.example");
   EXPECT_EQ(v[0]["port"], 8080);
   EXPECT_NE(v[0]["detail"].get<std::string>().find("TLS server name evil.example in a tunnel to "
                                                    "pkg.mirror.test:8080"),
+            std::string::npos);
+  EXPECT_EQ(v[1]["host"], "files.mirror.test");
+  EXPECT_NE(v[1]["detail"].get<std::string>().find("HTTP Host files.mirror.test in a tunnel"),
             std::string::npos);
 }
 

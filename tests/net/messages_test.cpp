@@ -49,6 +49,13 @@ TEST(HttpHead, AbsoluteFormIsRewrittenForTheUpstream) {
   EXPECT_EQ(bare->port, 80);
   EXPECT_EQ(bare->path, "/");
   EXPECT_NE(upstream_head(*bare).find("Host: example.com\r\n"), std::string::npos);
+
+  // A Host header naming another host is replaced by the one the policy decided on.
+  auto fronted = parse_request_head("GET http://allowed.org/ HTTP/1.1\r\nHost: evil.org\r\n\r\n");
+  ASSERT_TRUE(fronted.ok());
+  std::string up2 = upstream_head(*fronted);
+  EXPECT_NE(up2.find("Host: allowed.org\r\n"), std::string::npos) << up2;
+  EXPECT_EQ(up2.find("evil.org"), std::string::npos) << up2;
 }
 
 TEST(HttpHead, OriginFormUsesTheHostHeader) {
