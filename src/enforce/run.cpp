@@ -38,16 +38,6 @@ std::string relative_to_root(const std::string& path) {
   return path.substr(1);
 }
 
-// Refuses what this build cannot enforce yet, rather than pretending to.
-Result<void> check_enforceable(const EffectivePolicy& policy) {
-  (void)policy;
-  std::vector<std::string> missing;
-  if (missing.empty()) return {};
-  std::string msg = "this policy asks for what corral cannot enforce yet, so nothing was run:";
-  for (const auto& m : missing) msg += "\n  - " + m;
-  return setup_error(Errc::unsupported, msg);
-}
-
 Result<Features> check_kernel(const EffectivePolicy& policy) {
   Features features = probe_features();
   Requirements req = check_requirements(features, policy);
@@ -127,7 +117,6 @@ std::string new_run_id() {
 
 Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   if (request.argv.empty()) return setup_error(Errc::invalid_input, "no command given");
-  if (auto r = check_enforceable(request.policy); !r) return std::move(r).error();
   auto features = check_kernel(request.policy);
   if (!features) return std::move(features).error();
 
