@@ -317,6 +317,23 @@ TEST_F(EgressWorld, PipDownloadFromAnAllowedMirror) {
   EXPECT_TRUE(refused) << record().dump();
 }
 
+TEST_F(EgressWorld, NpmViewFromAnAllowedRegistry) {
+  write_file(world_.file("www/demo"),
+             R"({"name":"demo","dist-tags":{"latest":"1.0.0"},"versions":{"1.0.0":{"name":"demo",)"
+             R"("version":"1.0.0","dist":{"tarball":"http://pkg.mirror.test:8080/demo-1.0.0.tgz"}}}})");
+  auto r = run({"--allow-host", "pkg.mirror.test:8080"},
+               "cd \"$(mktemp -d)\"; export npm_config_cache=$PWD/cache;"
+               "npm view demo version --registry http://pkg.mirror.test:8080/;"
+               "npm view demo version --registry http://files.mirror.test:8080/ >/dev/null 2>&1;"
+               "echo other=$?");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "1.0.0\nother=1\n") << r.err;
+  auto v = network_violations();
+  ASSERT_EQ(v.size(), 1u) << record().dump();
+  EXPECT_EQ(v[0]["host"], "files.mirror.test");
+  EXPECT_GE(record()["network"]["allowed"]["pkg.mirror.test"].get<int>(), 1);
+}
+
 // Outside the world: what needs no server of its own.
 class Egress : public ::testing::Test {
  protected:
