@@ -236,10 +236,14 @@ void splice(State& s, tcp::socket client, tcp::socket upstream, bool tunnel = fa
 
 // Decides, connects and records; on success the upstream socket is connected. `deny` is
 // called with the text to tell the client.
-awaitable<std::optional<std::string>> open_allowed(State& s, const std::string& host,
+awaitable<std::optional<std::string>> open_allowed(State& s, const std::string& asked,
                                                    std::uint16_t port, tcp::socket& up,
                                                    bool& policy_refusal) {
   policy_refusal = false;
+  // A client that resolved the name itself (socks5:// rather than socks5h://) asks for the
+  // synthetic address the sandbox's DNS gave it: that stands for the name.
+  auto synthetic = s.names.name_at.find(asked);
+  const std::string host = synthetic != s.names.name_at.end() ? synthetic->second : asked;
   std::optional<std::string> failure;
   Decision d = s.rules.decide(host, port);
   if (!d.allowed) {
