@@ -1,69 +1,23 @@
 // The egress proxy's event loop: accept loops, the HTTP / CONNECT / SOCKS5 / transparent
-// sessions, the DNS responder, and the report. One io_context on one thread per proxy.
+// sessions, and the report. One io_context on one thread per proxy (DNS: dns_responder.cpp).
 #include "net/egress_proxy.hpp"
+#include "net/proxy_state.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/ip/udp.hpp>
-#include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
-#include <mutex>
-#include <thread>
 
 #include "net/address_class.hpp"
-#include "net/dns_message.hpp"
 #include "net/http_head.hpp"
 #include "net/socks5.hpp"
 #include "net/tls_sni.hpp"
 
 namespace corral::net {
 
-namespace asio = boost::asio;
-using asio::awaitable;
-using asio::ip::tcp;
-using asio::ip::udp;
-using boost::system::error_code;
 
-struct EgressProxy::State {
-  asio::io_context io{1};  // first member: destroyed last, after every socket
-  HostRules rules;
-  NameTable names;         // loop thread only
-  std::vector<std::unique_ptr<tcp::acceptor>> acceptors;
-  std::unique_ptr<udp::socket> dns;
-  std::thread thread;
-  bool stopped = false;
-
-  mutable std::mutex mu;
-  EgressReport report;
-
-  // A command that retries a refused host in a loop must not grow the record without bound:
-  // past the cap only a count is kept, reported as one last refusal.
-  static constexpr std::size_t kMaxRefusals = 1000;
-  std::uint64_t refusals_dropped = 0;
-
-  void refuse(const std::string& host, std::uint16_t port, std::string reason) {
-    std::lock_guard lock(mu);
-    if (report.refusals.size() >= kMaxRefusals) {
-      ++refusals_dropped;
-      return;
-    }
-    report.refusals.push_back({std::chrono::system_clock::now(), host, port, std::move(reason)});
-  }
-  void count(const std::string& host) {
-    std::lock_guard lock(mu);
-    ++report.allowed[host];
-  }
-};
 
 namespace {
-
-using State = EgressProxy::State;
-
-auto ec_token(error_code& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
 
 constexpr std::size_t kPumpBuffer = 64 * 1024;
 
@@ -385,43 +339,6 @@ awaitable<void> accept_loop(State& s, tcp::acceptor& acceptor, bool transparent)
       asio::co_spawn(s.io, serve_transparent(s, std::move(sock)), asio::detached);
     else
       asio::co_spawn(s.io, serve_proxy_client(s, std::move(sock)), asio::detached);
-  }
-}
-
-// Answers A queries for allowed names with their synthetic address, AAAA and other types for
-// them with no data, and everything else with NXDOMAIN (recorded as a refusal).
-std::string answer_dns(State& s, const dns::Query& q) {
-  if (!s.rules.name_allowed(q.name)) {
-    s.refuse(q.name, 53, "DNS lookup of a name not in the allow list");
-    return dns::response(q, dns::kNxDomain);
-  }
-  if (q.qtype != dns::kTypeA || q.qclass != 1) return dns::response(q, dns::kNoError);
-  auto it = s.names.address_of.find(q.name);
-  if (it == s.names.address_of.end()) {
-    if (s.names.spare.empty()) return dns::response(q, dns::kServFail);
-    std::string addr = s.names.spare.front();
-    s.names.spare.erase(s.names.spare.begin());
-    s.names.name_at[addr] = q.name;
-    it = s.names.address_of.emplace(q.name, addr).first;
-  }
-  error_code ec;
-  auto a = asio::ip::make_address_v4(it->second, ec);
-  if (ec) return dns::response(q, dns::kServFail);
-  return dns::response(q, dns::kNoError, a.to_bytes());
-}
-
-awaitable<void> dns_loop(State& s, udp::socket& sock) {
-  std::unique_ptr<char[]> buf(new char[1500]);
-  while (true) {
-    udp::endpoint from;
-    error_code ec;
-    std::size_t n = co_await sock.async_receive_from(asio::buffer(buf.get(), 1500), from, ec_token(ec));
-    if (ec == asio::error::operation_aborted || !sock.is_open()) co_return;
-    if (ec) continue;
-    auto q = dns::parse_query(std::string_view(buf.get(), n));
-    if (!q) continue;  // not a query we can answer: drop, as a server would
-    std::string reply = answer_dns(s, *q);
-    co_await sock.async_send_to(asio::buffer(reply), from, ec_token(ec));
   }
 }
 
