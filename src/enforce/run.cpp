@@ -129,11 +129,13 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   rec.not_observed = {"filesystem"};
   // With an allowlist every refusal passes through the run's proxy; otherwise a refused
   // connect is just "network unreachable" inside.
-  if (request.policy.network.mode != NetMode::allowlist) rec.not_observed.push_back("network");
-  else
+  if (request.policy.network.mode != NetMode::allowlist) {
+    rec.not_observed.push_back("network");
+  } else {
     rec.not_observed.push_back("network: connects straight to an address fail (no route) and "
                                "are not recorded; neither are connects to allowed names on "
                                "ports no rule gives them");
+  }
   auto egress = prepare_egress(request.policy);
   if (!egress) return std::move(egress).error();
   for (const auto& p : unprotected_write_deny(request.policy))
