@@ -1,7 +1,7 @@
 // Filtered egress (network.mode = "allowlist") through the real binary. Servers are the tests'
-// own: most tests run corral inside a world they create with `unshare -Urnm`
-// (tests/data/egress/world.sh), where names in a private /etc/hosts point at addresses on that
-// namespace's lo; nothing reaches a real network.
+// own: most tests run corral inside a world they create (tests/data/egress/world.sh, in new
+// user, network, mount and pid namespaces), where names in a private /etc/hosts point at
+// addresses on that namespace's lo; nothing reaches a real network.
 #include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -71,8 +71,10 @@ class EgressWorld : public ::testing::Test {
   }
   // Any command inside the world.
   CliResult in_world(const std::vector<std::string>& command) {
+    // A pid namespace too: whatever happens, the world's server dies with it.
     std::vector<std::string> args{"/usr/bin/timeout", "-s", "KILL", "120", "/usr/bin/unshare",
-                                  "-Urnm", "/bin/sh", test_data_dir() + "/egress/world.sh"};
+                                  "-Urnmp", "--fork", "--kill-child", "/bin/sh",
+                                  test_data_dir() + "/egress/world.sh"};
     args.insert(args.end(), command.begin(), command.end());
     CliResult r;
     std::filesystem::remove(world_.file("ready"));
