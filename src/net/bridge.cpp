@@ -31,6 +31,7 @@ BridgePlan make_bridge_plan(const HostRules& rules) {
   const std::uint32_t loopback = v4(127, 0, 0, 1);
   plan.specs.push_back({loopback, kProxyPort, false, ListenSpec::Role::proxy});
   plan.specs.push_back({loopback, 53, true, ListenSpec::Role::dns});
+  plan.specs.push_back({loopback, 53, false, ListenSpec::Role::dns_tcp});
 
   // Named hosts: each gets 127.0.1.N and listeners on the ports its allow rules give it.
   std::vector<std::string> names;
@@ -123,6 +124,7 @@ Result<EgressListeners> assemble_listeners(const BridgePlan& plan, std::vector<U
     switch (s.role) {
       case ListenSpec::Role::proxy: out.proxy.push_back(std::move(fds[i])); break;
       case ListenSpec::Role::dns: out.dns_udp = std::move(fds[i]); break;
+      case ListenSpec::Role::dns_tcp: out.dns_tcp = std::move(fds[i]); break;
       case ListenSpec::Role::transparent:
         out.transparent.push_back({std::move(fds[i]), v4_text(s.address)});
         break;

@@ -26,11 +26,11 @@ struct ListenSpec {
   std::uint32_t address = 0;  // IPv4, host byte order
   std::uint16_t port = 0;
   bool udp = false;
-  enum class Role { proxy, dns, transparent } role = Role::proxy;
+  enum class Role { proxy, dns, dns_tcp, transparent } role = Role::proxy;
 };
 
 struct BridgePlan {
-  std::vector<ListenSpec> specs;  // proxy first, then DNS, then transparent listeners
+  std::vector<ListenSpec> specs;  // proxy first, then DNS (UDP, TCP), then transparent ones
   NameTable names;                // synthetic addresses of transparent mode
   std::vector<std::string> not_covered;  // names or rules transparent mode cannot serve
 };

@@ -4,6 +4,9 @@
 #include "net/dns_message.hpp"
 #include "net/proxy_state.hpp"
 
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+
 namespace corral::net {
 namespace {
 
@@ -41,6 +44,25 @@ awaitable<void> dns_loop(State& s, udp::socket& sock) {
     if (!q) continue;  // not a query we can answer: drop, as a server would
     std::string reply = answer_dns(s, *q);
     co_await sock.async_send_to(asio::buffer(reply), from, ec_token(ec));
+  }
+}
+
+awaitable<void> dns_tcp_session(State& s, tcp::socket sock) {
+  while (true) {
+    unsigned char len_bytes[2];
+    error_code ec;
+    co_await asio::async_read(sock, asio::buffer(len_bytes, 2), ec_token(ec));
+    if (ec) co_return;
+    std::string msg(static_cast<std::size_t>(len_bytes[0] << 8 | len_bytes[1]), '\0');
+    co_await asio::async_read(sock, asio::buffer(msg), ec_token(ec));
+    if (ec) co_return;
+    auto q = dns::parse_query(msg);
+    if (!q) co_return;
+    std::string reply = answer_dns(s, *q);
+    reply.insert(0, 1, static_cast<char>(reply.size() & 0xff));
+    reply.insert(0, 1, static_cast<char>((reply.size() - 1) >> 8));
+    co_await asio::async_write(sock, asio::buffer(reply), ec_token(ec));
+    if (ec) co_return;
   }
 }
 

@@ -323,7 +323,9 @@ awaitable<void> serve_transparent(State& s, tcp::socket client) {
   splice(s, std::move(client), std::move(up), true, host, local.port());
 }
 
-awaitable<void> accept_loop(State& s, tcp::acceptor& acceptor, bool transparent) {
+enum class Service { proxy, transparent, dns };
+
+awaitable<void> accept_loop(State& s, tcp::acceptor& acceptor, Service service) {
   asio::steady_timer backoff(s.io);
   while (true) {
     error_code ec;
@@ -335,10 +337,17 @@ awaitable<void> accept_loop(State& s, tcp::acceptor& acceptor, bool transparent)
       continue;
     }
     sock.set_option(tcp::no_delay(true), ec);
-    if (transparent)
-      asio::co_spawn(s.io, serve_transparent(s, std::move(sock)), asio::detached);
-    else
-      asio::co_spawn(s.io, serve_proxy_client(s, std::move(sock)), asio::detached);
+    switch (service) {
+      case Service::proxy:
+        asio::co_spawn(s.io, serve_proxy_client(s, std::move(sock)), asio::detached);
+        break;
+      case Service::transparent:
+        asio::co_spawn(s.io, serve_transparent(s, std::move(sock)), asio::detached);
+        break;
+      case Service::dns:
+        asio::co_spawn(s.io, dns_tcp_session(s, std::move(sock)), asio::detached);
+        break;
+    }
   }
 }
 
@@ -352,19 +361,21 @@ Result<std::unique_ptr<EgressProxy>> EgressProxy::start(HostRules rules, EgressL
   s.rules = std::move(rules);
   s.names = std::move(names);
   error_code ec;
-  auto adopt = [&](UniqueFd& fd, bool transparent) -> Result<void> {
+  auto adopt = [&](UniqueFd& fd, Service service) -> Result<void> {
     auto acc = std::make_unique<tcp::acceptor>(s.io);
     acc->assign(tcp::v4(), fd.get(), ec);
     if (ec) return make_error(Errc::setup_failed, "egress proxy: cannot adopt a listener: " + ec.message());
     fd.release();
-    asio::co_spawn(s.io, accept_loop(s, *acc, transparent), asio::detached);
+    asio::co_spawn(s.io, accept_loop(s, *acc, service), asio::detached);
     s.acceptors.push_back(std::move(acc));
     return {};
   };
   for (auto& fd : listeners.proxy)
-    if (auto r = adopt(fd, false); !r) return std::move(r).error();
+    if (auto r = adopt(fd, Service::proxy); !r) return std::move(r).error();
   for (auto& t : listeners.transparent)
-    if (auto r = adopt(t.fd, true); !r) return std::move(r).error();
+    if (auto r = adopt(t.fd, Service::transparent); !r) return std::move(r).error();
+  if (listeners.dns_tcp.valid())
+    if (auto r = adopt(listeners.dns_tcp, Service::dns); !r) return std::move(r).error();
   if (listeners.dns_udp.valid()) {
     s.dns = std::make_unique<udp::socket>(s.io);
     s.dns->assign(udp::v4(), listeners.dns_udp.get(), ec);

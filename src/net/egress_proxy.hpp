@@ -42,6 +42,7 @@ struct EgressListeners {
   };
   std::vector<Transparent> transparent;
   UniqueFd dns_udp;  // DNS over UDP (invalid: none)
+  UniqueFd dns_tcp;  // DNS over TCP, same port (invalid: none)
 };
 
 // The synthetic address a name gets in transparent mode, shared by the DNS responder (which

@@ -61,5 +61,7 @@ inline auto ec_token(error_code& ec) { return asio::redirect_error(asio::use_awa
 
 // The sandbox's resolver stub on `sock` (UDP): runs until the socket closes.
 awaitable<void> dns_loop(State& s, udp::socket& sock);
+// The same over one TCP connection (RFC 1035 4.2.2: two-byte length prefixes).
+awaitable<void> dns_tcp_session(State& s, tcp::socket sock);
 
 }  // namespace corral::net

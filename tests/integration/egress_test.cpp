@@ -178,13 +178,15 @@ TEST_F(EgressWorld, ClientsWithoutProxySupportGetTransparentAccessToAllowedNames
                "unset HTTP_PROXY http_proxy HTTPS_PROXY https_proxy ALL_PROXY all_proxy;"
                "curl -sSf http://pkg.mirror.test:8080/hello.txt;"
                "curl -sSf http://pkg.mirror.test:8080/host; echo;"
+               "RES_OPTIONS=use-vc getent hosts pkg.mirror.test;"  // DNS over TCP
                "getent hosts files.mirror.test; echo getent=$?;"
                "curl -s --connect-timeout 5 http://198.51.100.7:8080/hello.txt; echo direct=$?;"
                "/usr/bin/python3 -c 'import socket; socket.create_connection((\"198.51.100.7\", 8080), 5)'"
                " 2>&1 | tail -1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
-            "hello from the mirror\npkg.mirror.test:8080\ngetent=2\ndirect=7\n"
+            "hello from the mirror\npkg.mirror.test:8080\n127.0.1.1       pkg.mirror.test\n"
+            "getent=2\ndirect=7\n"
             "OSError: [Errno 101] Network is unreachable\n");
   auto rec = record();
   EXPECT_EQ(rec["network"]["allowed"]["pkg.mirror.test"], 2) << rec.dump();

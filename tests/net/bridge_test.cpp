@@ -26,7 +26,8 @@ TEST(BridgePlan, ProxyDnsAndOneAddressPerName) {
                                       "pypi.org:8443", "127.0.0.1:9000", "localhost"}));
   std::vector<std::string> got;
   for (const auto& s : plan.specs) got.push_back(describe(s));
-  EXPECT_EQ(got, (std::vector<std::string>{"127.0.0.1:3128", "127.0.0.1:53/udp", "127.0.1.1:80",
+  EXPECT_EQ(got, (std::vector<std::string>{"127.0.0.1:3128", "127.0.0.1:53/udp", "127.0.0.1:53",
+                                           "127.0.1.1:80",
                                            "127.0.1.1:443", "127.0.1.1:8443", "127.0.1.2:443"}));
   EXPECT_EQ(plan.names.address_of.at("pypi.org"), "127.0.1.1");
   EXPECT_EQ(plan.names.name_at.at("127.0.1.2"), "files.pythonhosted.org");
@@ -38,7 +39,7 @@ TEST(BridgePlan, WildcardsGetSpareAddresses) {
   auto plan = make_bridge_plan(rules({"*.github.com:443"}));
   ASSERT_EQ(plan.names.spare.size(), kSpareAddresses);
   EXPECT_EQ(plan.names.spare[0], "127.0.2.1");
-  EXPECT_EQ(plan.specs.size(), 2 + kSpareAddresses);
+  EXPECT_EQ(plan.specs.size(), 3 + kSpareAddresses);
   EXPECT_EQ(describe(plan.specs.back()), "127.0.2.16:443");
 }
 
