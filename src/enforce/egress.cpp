@@ -1,12 +1,12 @@
 // Wiring of the egress proxy into a run: plan, child-side sockets, hand-over, report.
 #include "enforce/egress.hpp"
 
+#include <fmt/format.h>
 #include <poll.h>
 #include <sys/socket.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fmt/format.h>
 
 #include "enforce/messages.hpp"
 
@@ -85,8 +85,7 @@ Result<std::unique_ptr<net::EgressProxy>> start_egress_proxy(EgressSetup& setup,
       return make_error(Errc::setup_failed, std::string("poll: ") + std::strerror(errno));
     }
     if (!(p[0].revents & POLLIN))
-      return make_error(Errc::setup_failed,
-                        "the sandbox exited before opening its egress bridge");
+      return make_error(Errc::setup_failed, "the sandbox exited before opening its egress bridge");
     iovec iov{&msg, sizeof msg};
     msghdr mh{};
     mh.msg_iov = &iov;
@@ -105,8 +104,7 @@ Result<std::unique_ptr<net::EgressProxy>> start_egress_proxy(EgressSetup& setup,
       }
     }
     if (got != static_cast<ssize_t>(sizeof msg))
-      return make_error(Errc::setup_failed,
-                        "the sandbox exited before opening its egress bridge");
+      return make_error(Errc::setup_failed, "the sandbox exited before opening its egress bridge");
     if (msg.type == ChildMsgType::setup_failed)
       return make_error(Errc::setup_failed,
                         fmt::format("sandbox setup failed while {}: {}", setup_step_name(msg.step),
@@ -114,9 +112,9 @@ Result<std::unique_ptr<net::EgressProxy>> start_egress_proxy(EgressSetup& setup,
     if (msg.type == ChildMsgType::egress_listeners) break;
   }
   if (fds.size() != n)
-    return make_error(Errc::setup_failed,
-                      fmt::format("egress bridge: {} of {} sockets arrived (truncated message)",
-                                  fds.size(), n));
+    return make_error(
+        Errc::setup_failed,
+        fmt::format("egress bridge: {} of {} sockets arrived (truncated message)", fds.size(), n));
   auto listeners = net::assemble_listeners(setup.plan, std::move(fds));
   if (!listeners) return std::move(listeners).error();
   return net::EgressProxy::start(setup.rules, std::move(*listeners), setup.plan.names);

@@ -20,8 +20,8 @@ namespace corral {
 struct EgressSetup {
   net::HostRules rules;
   net::BridgePlan plan;
-  std::vector<int> child_fds;      // the child's scratch, one slot per socket
-  std::vector<char> child_control; // the child's SCM_RIGHTS buffer
+  std::vector<int> child_fds;       // the child's scratch, one slot per socket
+  std::vector<char> child_control;  // the child's SCM_RIGHTS buffer
 };
 
 // Null without an allowlist. Malformed patterns are Errc::invalid_input naming the pattern.

@@ -27,7 +27,8 @@ AddressClass classify(const address& a) {
   if (a.is_v4()) return classify_v4(a.to_v4());
   const address_v6 v6 = a.to_v6();
   const auto b = v6.to_bytes();
-  if (v6.is_v4_mapped()) return classify_v4(boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, v6));
+  if (v6.is_v4_mapped())
+    return classify_v4(boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, v6));
   bool first12_zero = true;
   for (int i = 0; i < 12; ++i) first12_zero = first12_zero && b[i] == 0;
   if (v6.is_loopback()) return AddressClass::loopback;
@@ -43,14 +44,22 @@ AddressClass classify(const address& a) {
 
 const char* address_class_name(AddressClass c) {
   switch (c) {
-    case AddressClass::global: return "global";
-    case AddressClass::loopback: return "loopback";
-    case AddressClass::link_local: return "link-local";
-    case AddressClass::private_net: return "private";
-    case AddressClass::shared: return "shared (CGNAT)";
-    case AddressClass::unique_local: return "unique-local";
-    case AddressClass::unspecified: return "unspecified";
-    case AddressClass::multicast: return "multicast or reserved";
+    case AddressClass::global:
+      return "global";
+    case AddressClass::loopback:
+      return "loopback";
+    case AddressClass::link_local:
+      return "link-local";
+    case AddressClass::private_net:
+      return "private";
+    case AddressClass::shared:
+      return "shared (CGNAT)";
+    case AddressClass::unique_local:
+      return "unique-local";
+    case AddressClass::unspecified:
+      return "unspecified";
+    case AddressClass::multicast:
+      return "multicast or reserved";
   }
   return "unknown";
 }

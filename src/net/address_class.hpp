@@ -12,13 +12,13 @@ namespace corral::net {
 
 enum class AddressClass {
   global,
-  loopback,     // 127/8, ::1
-  link_local,   // 169.254/16 (169.254.169.254: cloud metadata), fe80::/10
-  private_net,  // 10/8, 172.16/12, 192.168/16
-  shared,       // 100.64/10 (carrier-grade NAT)
-  unique_local, // fc00::/7
-  unspecified,  // 0.0.0.0/8, ::
-  multicast,    // 224/4, 240/4 (reserved, broadcast), ff00::/8
+  loopback,      // 127/8, ::1
+  link_local,    // 169.254/16 (169.254.169.254: cloud metadata), fe80::/10
+  private_net,   // 10/8, 172.16/12, 192.168/16
+  shared,        // 100.64/10 (carrier-grade NAT)
+  unique_local,  // fc00::/7
+  unspecified,   // 0.0.0.0/8, ::
+  multicast,     // 224/4, 240/4 (reserved, broadcast), ff00::/8
 };
 
 // IPv4-mapped and IPv4-compatible IPv6 addresses are classified as the IPv4 address they carry.

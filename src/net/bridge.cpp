@@ -81,8 +81,7 @@ BridgePlan make_bridge_plan(const HostRules& rules) {
     }
   }
   for (const auto& r : rules.allow())
-    if (r.names_address || r.host == "localhost")
-      plan.not_covered.push_back(r.text);
+    if (r.names_address || r.host == "localhost") plan.not_covered.push_back(r.text);
   return plan;
 }
 
@@ -122,9 +121,15 @@ Result<EgressListeners> assemble_listeners(const BridgePlan& plan, std::vector<U
   for (std::size_t i = 0; i < fds.size(); ++i) {
     const ListenSpec& s = plan.specs[i];
     switch (s.role) {
-      case ListenSpec::Role::proxy: out.proxy.push_back(std::move(fds[i])); break;
-      case ListenSpec::Role::dns: out.dns_udp = std::move(fds[i]); break;
-      case ListenSpec::Role::dns_tcp: out.dns_tcp = std::move(fds[i]); break;
+      case ListenSpec::Role::proxy:
+        out.proxy.push_back(std::move(fds[i]));
+        break;
+      case ListenSpec::Role::dns:
+        out.dns_udp = std::move(fds[i]);
+        break;
+      case ListenSpec::Role::dns_tcp:
+        out.dns_tcp = std::move(fds[i]);
+        break;
       case ListenSpec::Role::transparent:
         out.transparent.push_back({std::move(fds[i]), v4_text(s.address)});
         break;
@@ -134,17 +139,27 @@ Result<EgressListeners> assemble_listeners(const BridgePlan& plan, std::vector<U
 }
 
 std::map<std::string, std::string> proxy_environment() {
-  const std::string http = "http://" + std::string(kProxyAddress) + ":" + std::to_string(kProxyPort);
+  const std::string http =
+      "http://" + std::string(kProxyAddress) + ":" + std::to_string(kProxyPort);
   // socks5h: the proxy resolves names, so the policy sees them (not addresses).
-  const std::string socks = "socks5h://" + std::string(kProxyAddress) + ":" + std::to_string(kProxyPort);
+  const std::string socks =
+      "socks5h://" + std::string(kProxyAddress) + ":" + std::to_string(kProxyPort);
   const std::string no_proxy = "localhost,127.0.0.1,::1";
   return {
-      {"HTTP_PROXY", http},   {"http_proxy", http},   {"HTTPS_PROXY", http},
-      {"https_proxy", http},  {"ALL_PROXY", socks},   {"all_proxy", socks},
-      {"NO_PROXY", no_proxy}, {"no_proxy", no_proxy},
+      {"HTTP_PROXY", http},
+      {"http_proxy", http},
+      {"HTTPS_PROXY", http},
+      {"https_proxy", http},
+      {"ALL_PROXY", socks},
+      {"all_proxy", socks},
+      {"NO_PROXY", no_proxy},
+      {"no_proxy", no_proxy},
       {"PIP_PROXY", http},
-      {"npm_config_proxy", http}, {"npm_config_https_proxy", http},
-      {"GIT_CONFIG_COUNT", "1"}, {"GIT_CONFIG_KEY_0", "http.proxy"}, {"GIT_CONFIG_VALUE_0", http},
+      {"npm_config_proxy", http},
+      {"npm_config_https_proxy", http},
+      {"GIT_CONFIG_COUNT", "1"},
+      {"GIT_CONFIG_KEY_0", "http.proxy"},
+      {"GIT_CONFIG_VALUE_0", http},
   };
 }
 

@@ -18,9 +18,9 @@ namespace corral::net {
 
 constexpr std::uint16_t kProxyPort = 3128;  // 127.0.0.1:3128 inside: HTTP, CONNECT and SOCKS5
 constexpr const char* kProxyAddress = "127.0.0.1";
-constexpr std::size_t kMaxNamedHosts = 32;     // names with their own synthetic address
-constexpr std::size_t kSpareAddresses = 16;    // addresses for names matched by "*." rules
-constexpr std::size_t kMaxListeners = 240;     // below SCM_MAX_FD (253): one message carries all
+constexpr std::size_t kMaxNamedHosts = 32;   // names with their own synthetic address
+constexpr std::size_t kSpareAddresses = 16;  // addresses for names matched by "*." rules
+constexpr std::size_t kMaxListeners = 240;   // below SCM_MAX_FD (253): one message carries all
 
 struct ListenSpec {
   std::uint32_t address = 0;  // IPv4, host byte order
@@ -30,8 +30,8 @@ struct ListenSpec {
 };
 
 struct BridgePlan {
-  std::vector<ListenSpec> specs;  // proxy first, then DNS (UDP, TCP), then transparent ones
-  NameTable names;                // synthetic addresses of transparent mode
+  std::vector<ListenSpec> specs;         // proxy first, then DNS (UDP, TCP), then transparent ones
+  NameTable names;                       // synthetic addresses of transparent mode
   std::vector<std::string> not_covered;  // names or rules transparent mode cannot serve
 };
 

@@ -8,7 +8,8 @@ namespace {
 
 Error bad(std::string m) { return make_error(Errc::invalid_input, std::move(m)); }
 std::uint16_t be16(std::string_view b, std::size_t i) {
-  return static_cast<std::uint16_t>(static_cast<std::uint8_t>(b[i]) << 8 | static_cast<std::uint8_t>(b[i + 1]));
+  return static_cast<std::uint16_t>(static_cast<std::uint8_t>(b[i]) << 8 |
+                                    static_cast<std::uint8_t>(b[i + 1]));
 }
 void put16(std::string& out, std::uint16_t v) {
   out += static_cast<char>(v >> 8);
@@ -65,9 +66,9 @@ std::string response(const Query& q, std::uint8_t rcode,
   if (a) {
     put16(out, 0xc00c);  // the name: a pointer to the question's
     put16(out, kTypeA);
-    put16(out, 1);       // IN
+    put16(out, 1);  // IN
     put16(out, 0);
-    put16(out, 60);      // TTL
+    put16(out, 60);  // TTL
     put16(out, 4);
     for (std::uint8_t b : *a) out += static_cast<char>(b);
   }

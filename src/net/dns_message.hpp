@@ -22,7 +22,7 @@ constexpr std::uint8_t kNotImplemented = 4;
 struct Query {
   std::uint16_t id = 0;
   std::uint16_t flags = 0;
-  std::string name;        // lower case, no trailing dot
+  std::string name;  // lower case, no trailing dot
   std::uint16_t qtype = 0;
   std::uint16_t qclass = 0;
   std::string_view question;  // the question section as sent (points into the message)

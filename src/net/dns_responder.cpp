@@ -1,11 +1,11 @@
 // The sandbox's DNS: answers A queries for names the policy allows with the synthetic
 // loopback address transparent mode listens on, AAAA and other types for them with no data, and
 // every other name with NXDOMAIN, recorded as a refusal.
-#include "net/dns_message.hpp"
-#include "net/proxy_state.hpp"
-
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
+
+#include "net/dns_message.hpp"
+#include "net/proxy_state.hpp"
 
 namespace corral::net {
 namespace {
@@ -37,7 +37,8 @@ awaitable<void> dns_loop(State& s, udp::socket& sock) {
   while (true) {
     udp::endpoint from;
     error_code ec;
-    std::size_t n = co_await sock.async_receive_from(asio::buffer(buf.get(), 1500), from, ec_token(ec));
+    std::size_t n =
+        co_await sock.async_receive_from(asio::buffer(buf.get(), 1500), from, ec_token(ec));
     if (ec == asio::error::operation_aborted || !sock.is_open()) co_return;
     if (ec) continue;
     auto q = dns::parse_query(std::string_view(buf.get(), n));

@@ -1,7 +1,6 @@
 // The egress proxy's event loop: accept loops, the HTTP / CONNECT / SOCKS5 / transparent
 // sessions, and the report. One io_context on one thread per proxy (DNS: dns_responder.cpp).
 #include "net/egress_proxy.hpp"
-#include "net/proxy_state.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -10,19 +9,19 @@
 
 #include "net/address_class.hpp"
 #include "net/http_head.hpp"
+#include "net/proxy_state.hpp"
 #include "net/socks5.hpp"
 #include "net/tls_sni.hpp"
 
 namespace corral::net {
-
-
 
 namespace {
 
 constexpr std::size_t kPumpBuffer = 64 * 1024;
 
 std::string host_port(const std::string& host, std::uint16_t port) {
-  return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+  return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
+         std::to_string(port);
 }
 
 // Appends what the peer sent next to `buf`; false at EOF or error.
@@ -101,7 +100,8 @@ awaitable<void> pump(std::shared_ptr<Link> link, bool a_to_b) {
   std::unique_ptr<char[]> buf(new char[kPumpBuffer]);
   error_code ec;
   while (true) {
-    std::size_t n = co_await from.async_read_some(asio::buffer(buf.get(), kPumpBuffer), ec_token(ec));
+    std::size_t n =
+        co_await from.async_read_some(asio::buffer(buf.get(), kPumpBuffer), ec_token(ec));
     if (ec) break;
     co_await asio::async_write(to, asio::buffer(buf.get(), n), ec_token(ec));
     if (ec) break;
@@ -232,7 +232,8 @@ awaitable<void> serve_http(State& s, tcp::socket client, std::string buf) {
   }
   auto req = parse_request_head(std::string_view(buf).substr(0, head_len));
   if (!req) {
-    const std::string answer = simple_response(400, "Bad Request", "corral: " + req.error().message);
+    const std::string answer =
+        simple_response(400, "Bad Request", "corral: " + req.error().message);
     co_await write_all(client, answer);
     co_return;
   }
@@ -364,7 +365,9 @@ Result<std::unique_ptr<EgressProxy>> EgressProxy::start(HostRules rules, EgressL
   auto adopt = [&](UniqueFd& fd, Service service) -> Result<void> {
     auto acc = std::make_unique<tcp::acceptor>(s.io);
     acc->assign(tcp::v4(), fd.get(), ec);
-    if (ec) return make_error(Errc::setup_failed, "egress proxy: cannot adopt a listener: " + ec.message());
+    if (ec)
+      return make_error(Errc::setup_failed,
+                        "egress proxy: cannot adopt a listener: " + ec.message());
     fd.release();
     asio::co_spawn(s.io, accept_loop(s, *acc, service), asio::detached);
     s.acceptors.push_back(std::move(acc));
@@ -379,7 +382,9 @@ Result<std::unique_ptr<EgressProxy>> EgressProxy::start(HostRules rules, EgressL
   if (listeners.dns_udp.valid()) {
     s.dns = std::make_unique<udp::socket>(s.io);
     s.dns->assign(udp::v4(), listeners.dns_udp.get(), ec);
-    if (ec) return make_error(Errc::setup_failed, "egress proxy: cannot adopt the DNS socket: " + ec.message());
+    if (ec)
+      return make_error(Errc::setup_failed,
+                        "egress proxy: cannot adopt the DNS socket: " + ec.message());
     listeners.dns_udp.release();
     asio::co_spawn(s.io, dns_loop(s, *s.dns), asio::detached);
   }

@@ -1,8 +1,9 @@
 // Host pattern matching for the egress proxy.
 #include "net/host_rules.hpp"
 
-#include <algorithm>
 #include <arpa/inet.h>
+
+#include <algorithm>
 #include <cctype>
 
 #include "policy/load.hpp"

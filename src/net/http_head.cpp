@@ -14,7 +14,8 @@ Error bad(std::string message) { return make_error(Errc::invalid_input, std::mov
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i])))
       return false;
   return true;
 }
@@ -28,7 +29,8 @@ std::string_view trim(std::string_view s) {
 bool is_token(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("!#$%&'*+-.^_`|~").find(c) == std::string_view::npos)
+    if (!std::isalnum(static_cast<unsigned char>(c)) &&
+        std::string_view("!#$%&'*+-.^_`|~").find(c) == std::string_view::npos)
       return false;
   return true;
 }
@@ -46,11 +48,13 @@ Result<std::pair<std::string, std::uint16_t>> split_authority(std::string_view a
   std::string_view host = authority, port;
   if (authority.front() == '[') {
     std::size_t close = authority.find(']');
-    if (close == std::string_view::npos) return bad("unterminated IPv6 address in \"" + std::string(authority) + "\"");
+    if (close == std::string_view::npos)
+      return bad("unterminated IPv6 address in \"" + std::string(authority) + "\"");
     host = authority.substr(0, close + 1);
     std::string_view rest = authority.substr(close + 1);
     if (!rest.empty()) {
-      if (rest.front() != ':') return bad("text after the IPv6 address in \"" + std::string(authority) + "\"");
+      if (rest.front() != ':')
+        return bad("text after the IPv6 address in \"" + std::string(authority) + "\"");
       port = rest.substr(1);
     }
   } else if (std::size_t colon = authority.rfind(':'); colon != std::string_view::npos) {
@@ -68,7 +72,8 @@ Result<std::pair<std::string, std::uint16_t>> split_authority(std::string_view a
   std::string name = normalize_host(host);
   if (name.empty()) return bad("empty host in \"" + std::string(authority) + "\"");
   for (char c : name)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' || c == ':'))
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' ||
+          c == ':'))
       return bad("invalid host name \"" + std::string(host) + "\"");
   if (p == 0) return bad("no port in \"" + std::string(authority) + "\"");
   return std::pair{name, p};
@@ -87,7 +92,8 @@ Result<HttpRequestHead> parse_request_head(std::string_view head) {
   req.target = std::string(line.substr(sp1 + 1, sp2 - sp1 - 1));
   req.version = std::string(line.substr(sp2 + 1));
   if (!is_token(req.method)) return bad("malformed method");
-  if (req.version != "HTTP/1.1" && req.version != "HTTP/1.0") return bad("unsupported HTTP version");
+  if (req.version != "HTTP/1.1" && req.version != "HTTP/1.0")
+    return bad("unsupported HTTP version");
   if (req.target.empty()) return bad("empty request target");
 
   std::string_view rest = head.substr(eol + 2);
@@ -99,7 +105,8 @@ Result<HttpRequestHead> parse_request_head(std::string_view head) {
     std::size_t colon = h.find(':');
     if (colon == std::string_view::npos || colon == 0 || !is_token(h.substr(0, colon)))
       return bad("malformed header line");
-    req.headers.emplace_back(std::string(h.substr(0, colon)), std::string(trim(h.substr(colon + 1))));
+    req.headers.emplace_back(std::string(h.substr(0, colon)),
+                             std::string(trim(h.substr(colon + 1))));
     rest = rest.substr(e + 2);
   }
 

@@ -24,9 +24,9 @@ struct HttpRequestHead {
   std::string target;   // as sent
   std::string version;  // "HTTP/1.1"
   std::vector<std::pair<std::string, std::string>> headers;
-  std::string host;     // where the request goes (normalized: lower case, no brackets)
+  std::string host;  // where the request goes (normalized: lower case, no brackets)
   std::uint16_t port = 0;
-  std::string path;     // origin-form target for the upstream ("/simple/?q"); empty for CONNECT
+  std::string path;  // origin-form target for the upstream ("/simple/?q"); empty for CONNECT
 };
 
 // "host", "host:port", "[v6]" or "[v6]:port". Errors say what is wrong with `authority`.

@@ -26,7 +26,7 @@ using boost::system::error_code;
 struct EgressProxy::State {
   asio::io_context io{1};  // first member: destroyed last, after every socket
   HostRules rules;
-  NameTable names;         // loop thread only
+  NameTable names;  // loop thread only
   std::vector<std::unique_ptr<tcp::acceptor>> acceptors;
   std::unique_ptr<udp::socket> dns;
   std::thread thread;

@@ -16,7 +16,8 @@ Parse parse_greeting(std::string_view b, Greeting& out) {
   const std::size_t n = byte(b, 1);
   if (b.size() < 2 + n) return Parse::incomplete;
   out.no_auth_offered = false;
-  for (std::size_t i = 0; i < n; ++i) out.no_auth_offered = out.no_auth_offered || byte(b, 2 + i) == 0;
+  for (std::size_t i = 0; i < n; ++i)
+    out.no_auth_offered = out.no_auth_offered || byte(b, 2 + i) == 0;
   out.size = 2 + n;
   return Parse::ok;
 }
@@ -30,10 +31,19 @@ Parse parse_request(std::string_view b, Request& out) {
   out.command = byte(b, 1);
   std::size_t addr_len = 0, addr_at = 4;
   switch (byte(b, 3)) {
-    case 1: addr_len = 4; break;
-    case 4: addr_len = 16; break;
-    case 3: addr_len = byte(b, 4); addr_at = 5; break;
-    default: out.error = kAddressTypeNotSupported; return Parse::bad;
+    case 1:
+      addr_len = 4;
+      break;
+    case 4:
+      addr_len = 16;
+      break;
+    case 3:
+      addr_len = byte(b, 4);
+      addr_at = 5;
+      break;
+    default:
+      out.error = kAddressTypeNotSupported;
+      return Parse::bad;
   }
   if (b.size() < addr_at + addr_len + 2) return Parse::incomplete;
   std::string_view addr = b.substr(addr_at, addr_len);
@@ -48,7 +58,8 @@ Parse parse_request(std::string_view b, Request& out) {
     inet_ntop(addr_len == 4 ? AF_INET : AF_INET6, addr.data(), text, sizeof text);
     out.host = text;
   }
-  out.port = static_cast<std::uint16_t>(byte(b, addr_at + addr_len) << 8 | byte(b, addr_at + addr_len + 1));
+  out.port = static_cast<std::uint16_t>(byte(b, addr_at + addr_len) << 8 |
+                                        byte(b, addr_at + addr_len + 1));
   out.size = addr_at + addr_len + 2;
   if (out.command != 1) {
     out.error = kCommandNotSupported;

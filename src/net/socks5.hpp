@@ -31,7 +31,7 @@ struct Request {
   std::string host;          // a name, or an address in text form
   std::uint16_t port = 0;
   std::size_t size = 0;
-  std::uint8_t error = 0;    // with Parse::bad: the reply code to send
+  std::uint8_t error = 0;  // with Parse::bad: the reply code to send
 };
 Parse parse_request(std::string_view bytes, Request& out);
 

@@ -43,10 +43,10 @@ Sni client_hello_sni(std::string_view bytes, std::string& name) {
   const std::size_t hello_len = hs.u24();
   // A ClientHello larger than its first record: read what the record holds.
   Reader h{hs.b.substr(0, hello_len)};
-  h.take(2 + 32);          // legacy_version, random
-  h.take(h.u8());          // legacy_session_id
-  h.take(h.u16());         // cipher_suites
-  h.take(h.u8());          // legacy_compression_methods
+  h.take(2 + 32);   // legacy_version, random
+  h.take(h.u8());   // legacy_session_id
+  h.take(h.u16());  // cipher_suites
+  h.take(h.u8());   // legacy_compression_methods
   if (!h.ok) return Sni::absent;
   if (h.b.empty()) return Sni::absent;  // no extensions
   Reader ext{h.take(h.u16())};

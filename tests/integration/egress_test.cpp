@@ -2,12 +2,12 @@
 // own: most tests run corral inside a world they create (tests/data/egress/world.sh, in new
 // user, network, mount and pid namespaces), where names in a private /etc/hosts point at
 // addresses on that namespace's lo; nothing reaches a real network.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <fcntl.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -63,8 +63,8 @@ class EgressWorld : public ::testing::Test {
 
   // corral run --workspace WS --record REC ARGS -- sh -c SCRIPT, inside the world.
   CliResult run(const std::vector<std::string>& corral_args, const std::string& script) {
-    std::vector<std::string> args{corral_binary(), "run", "--workspace", ws_.path(),
-                                  "--record", record_path()};
+    std::vector<std::string> args{corral_binary(), "run",      "--workspace",
+                                  ws_.path(),      "--record", record_path()};
     args.insert(args.end(), corral_args.begin(), corral_args.end());
     args.insert(args.end(), {"--", "/bin/sh", "-c", script});
     return in_world(args);
@@ -72,14 +72,21 @@ class EgressWorld : public ::testing::Test {
   // Any command inside the world.
   CliResult in_world(const std::vector<std::string>& command) {
     // A pid namespace too: whatever happens, the world's server dies with it.
-    std::vector<std::string> args{"/usr/bin/timeout", "-s", "KILL", "120", "/usr/bin/unshare",
-                                  "-Urnmp", "--fork", "--kill-child", "/bin/sh",
+    std::vector<std::string> args{"/usr/bin/timeout",
+                                  "-s",
+                                  "KILL",
+                                  "120",
+                                  "/usr/bin/unshare",
+                                  "-Urnmp",
+                                  "--fork",
+                                  "--kill-child",
+                                  "/bin/sh",
                                   test_data_dir() + "/egress/world.sh"};
     args.insert(args.end(), command.begin(), command.end());
     CliResult r;
     std::filesystem::remove(world_.file("ready"));
-    r.exit_code = spawn_and_wait(args, world_.file("out"), world_.file("err"),
-                                 {"WORLD=" + world_.path()});
+    r.exit_code =
+        spawn_and_wait(args, world_.file("out"), world_.file("err"), {"WORLD=" + world_.path()});
     r.out = read_file(world_.file("out"));
     r.err = read_file(world_.file("err"));
     return r;
@@ -102,13 +109,14 @@ TEST_F(EgressWorld, ProxyClientsReachAnAllowedHost) {
   // Forwarded HTTP, CONNECT (-p), SOCKS5 through ALL_PROXY (socks5h: the proxy resolves),
   // SOCKS5 with the name resolved inside (by the sandbox's DNS), and Python's urllib (which
   // reads the proxy variables): each is one allowed connection to the mirror.
-  auto r = run({"--allow-host", "pkg.mirror.test:8080"},
-               "curl -sSf http://pkg.mirror.test:8080/hello.txt &&"
-               "curl -sSfp http://pkg.mirror.test:8080/hello.txt &&"
-               "curl -sSf -x \"$ALL_PROXY\" http://pkg.mirror.test:8080/hello.txt &&"
-               "curl -sSf -x socks5://127.0.0.1:3128 http://pkg.mirror.test:8080/hello.txt &&"
-               "/usr/bin/python3 -c 'import urllib.request as u; "
-               "print(u.urlopen(\"http://pkg.mirror.test:8080/hello.txt\").read().decode(), end=\"\")'");
+  auto r =
+      run({"--allow-host", "pkg.mirror.test:8080"},
+          "curl -sSf http://pkg.mirror.test:8080/hello.txt &&"
+          "curl -sSfp http://pkg.mirror.test:8080/hello.txt &&"
+          "curl -sSf -x \"$ALL_PROXY\" http://pkg.mirror.test:8080/hello.txt &&"
+          "curl -sSf -x socks5://127.0.0.1:3128 http://pkg.mirror.test:8080/hello.txt &&"
+          "/usr/bin/python3 -c 'import urllib.request as u; "
+          "print(u.urlopen(\"http://pkg.mirror.test:8080/hello.txt\").read().decode(), end=\"\")'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string line = "hello from the mirror\n";
   EXPECT_EQ(r.out, line + line + line + line + line);
@@ -155,18 +163,20 @@ TEST_F(EgressWorld, DenyBeatsAllowAndWildcardsCoverSubdomains) {
 TEST_F(EgressWorld, NamesResolvingToPrivateAddressesAreRefused) {
   // Both names are allowed by the wildcard, but resolve to loopback and to the cloud-metadata
   // address: only a rule that names the address (or localhost) may reach those.
-  auto r = run({"--allow-host", "*.mirror.test", "--allow-host", "169.254.169.254:8080",
-                "--allow-host", "localhost:8081"},
-               "curl -s -o /dev/null -w '%{http_code}\\n' http://private.mirror.test:8080/hello.txt;"
-               "curl -s -o /dev/null -w '%{http_code}\\n' http://metadata.mirror.test:8080/hello.txt;"
-               "curl -sSf http://169.254.169.254:8080/hello.txt;"
-               "env -u NO_PROXY -u no_proxy curl -sSfp http://localhost:8081/hello.txt");
+  auto r =
+      run({"--allow-host", "*.mirror.test", "--allow-host", "169.254.169.254:8080", "--allow-host",
+           "localhost:8081"},
+          "curl -s -o /dev/null -w '%{http_code}\\n' http://private.mirror.test:8080/hello.txt;"
+          "curl -s -o /dev/null -w '%{http_code}\\n' http://metadata.mirror.test:8080/hello.txt;"
+          "curl -sSf http://169.254.169.254:8080/hello.txt;"
+          "env -u NO_PROXY -u no_proxy curl -sSfp http://localhost:8081/hello.txt");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "403\n403\nhello from the mirror\nhello from the mirror\n");
   auto v = network_violations();
   ASSERT_EQ(v.size(), 2u) << record().dump();
   EXPECT_EQ(v[0]["host"], "private.mirror.test");
-  EXPECT_NE(v[0]["detail"].get<std::string>().find("127.0.0.1, a loopback address"), std::string::npos);
+  EXPECT_NE(v[0]["detail"].get<std::string>().find("127.0.0.1, a loopback address"),
+            std::string::npos);
   EXPECT_NE(v[1]["detail"].get<std::string>().find("169.254.169.254, a link-local address"),
             std::string::npos);
 }
@@ -174,15 +184,16 @@ TEST_F(EgressWorld, NamesResolvingToPrivateAddressesAreRefused) {
 TEST_F(EgressWorld, ClientsWithoutProxySupportGetTransparentAccessToAllowedNamesOnly) {
   // No proxy variables at all: the sandbox's DNS answers allowed names with a loopback address
   // the proxy listens on; other names do not resolve; real addresses are unreachable.
-  auto r = run({"--allow-host", "pkg.mirror.test:8080"},
-               "unset HTTP_PROXY http_proxy HTTPS_PROXY https_proxy ALL_PROXY all_proxy;"
-               "curl -sSf http://pkg.mirror.test:8080/hello.txt;"
-               "curl -sSf http://pkg.mirror.test:8080/host; echo;"
-               "RES_OPTIONS=use-vc getent hosts pkg.mirror.test;"  // DNS over TCP
-               "getent hosts files.mirror.test; echo getent=$?;"
-               "curl -s --connect-timeout 5 http://198.51.100.7:8080/hello.txt; echo direct=$?;"
-               "/usr/bin/python3 -c 'import socket; socket.create_connection((\"198.51.100.7\", 8080), 5)'"
-               " 2>&1 | tail -1");
+  auto r = run(
+      {"--allow-host", "pkg.mirror.test:8080"},
+      "unset HTTP_PROXY http_proxy HTTPS_PROXY https_proxy ALL_PROXY all_proxy;"
+      "curl -sSf http://pkg.mirror.test:8080/hello.txt;"
+      "curl -sSf http://pkg.mirror.test:8080/host; echo;"
+      "RES_OPTIONS=use-vc getent hosts pkg.mirror.test;"  // DNS over TCP
+      "getent hosts files.mirror.test; echo getent=$?;"
+      "curl -s --connect-timeout 5 http://198.51.100.7:8080/hello.txt; echo direct=$?;"
+      "/usr/bin/python3 -c 'import socket; socket.create_connection((\"198.51.100.7\", 8080), 5)'"
+      " 2>&1 | tail -1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
             "hello from the mirror\npkg.mirror.test:8080\n127.0.1.1       pkg.mirror.test\n"
@@ -219,8 +230,8 @@ TEST_F(EgressWorld, ConcurrentRunsEachHaveTheirOwnPolicy) {
   auto one = [&](const std::string& tag, const std::string& allow, const std::string& a,
                  const std::string& b) {
     return corral_binary() + " run --quiet --workspace " + ws_.path() + " --record " + ws_.path() +
-           "/" + tag + ".json --allow-host " + allow + " -- /bin/sh -c \"" + loop + "\" " + a + " " + b +
-           " > " + ws_.path() + "/" + tag + ".out";
+           "/" + tag + ".json --allow-host " + allow + " -- /bin/sh -c \"" + loop + "\" " + a +
+           " " + b + " > " + ws_.path() + "/" + tag + ".out";
   };
   auto r = in_world({"/bin/sh", "-c",
                      one("a", "pkg.mirror.test", "pkg.mirror.test", "files.mirror.test") + " & " +
@@ -228,7 +239,8 @@ TEST_F(EgressWorld, ConcurrentRunsEachHaveTheirOwnPolicy) {
                          " & wait"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const std::string tag : {"a", "b"}) {
-    EXPECT_EQ(read_file(ws_.path() + "/" + tag + ".out"), "200 403 200 403 200 403 200 403 200 403 ");
+    EXPECT_EQ(read_file(ws_.path() + "/" + tag + ".out"),
+              "200 403 200 403 200 403 200 403 200 403 ");
     auto rec = nlohmann::json::parse(read_file(ws_.path() + "/" + tag + ".json"));
     const std::string mine = tag == "a" ? "pkg.mirror.test" : "files.mirror.test";
     const std::string theirs = tag == "a" ? "files.mirror.test" : "pkg.mirror.test";
@@ -256,12 +268,16 @@ TEST_F(EgressWorld, TunnelsToAnAllowedHostCannotAskForAnotherName) {
              "except (OSError, ssl.SSLError):\n"
              "    pass\n");
   // And plain HTTP naming another host, through the transparent path and a forwarded request.
-  auto r = run({"--allow-host", "pkg.mirror.test:8080"},
-               "/usr/bin/python3 " + ws_.file("hello.py") + " evil.example;"
-               "/usr/bin/python3 " + ws_.file("hello.py") + " pkg.mirror.test;"
-               "curl -s --noproxy '*' -H 'Host: files.mirror.test' http://pkg.mirror.test:8080/host;"
-               "echo transparent=$?;"
-               "curl -s -H 'Host: files.mirror.test' http://pkg.mirror.test:8080/host; echo");
+  auto r =
+      run({"--allow-host", "pkg.mirror.test:8080"},
+          "/usr/bin/python3 " + ws_.file("hello.py") +
+              " evil.example;"
+              "/usr/bin/python3 " +
+              ws_.file("hello.py") +
+              " pkg.mirror.test;"
+              "curl -s --noproxy '*' -H 'Host: files.mirror.test' http://pkg.mirror.test:8080/host;"
+              "echo transparent=$?;"
+              "curl -s -H 'Host: files.mirror.test' http://pkg.mirror.test:8080/host; echo");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
             "HTTP/1.1 200 Connection established\nHTTP/1.1 200 Connection established\n"
@@ -285,12 +301,13 @@ TEST_F(EgressWorld, ParallelDownloadsArriveComplete) {
   write_file(world_.file("www/blob.bin"), blob);
   const std::string want = sha256_hex(blob);
   // 24 downloads at once over the three proxy protocols and transparent mode.
-  std::string script = "cd \"$(mktemp -d)\"; for i in 1 2 3 4 5 6; do "
-                       "curl -sSf -o f$i.a http://pkg.mirror.test:8080/blob.bin &"
-                       "curl -sSfp -o f$i.b http://pkg.mirror.test:8080/blob.bin &"
-                       "curl -sSf -x \"$ALL_PROXY\" -o f$i.c http://pkg.mirror.test:8080/blob.bin &"
-                       "curl -sSf --noproxy '*' -o f$i.d http://pkg.mirror.test:8080/blob.bin &"
-                       "done; wait; sha256sum f* | cut -d' ' -f1 | sort | uniq -c | sed 's/^ *//'";
+  std::string script =
+      "cd \"$(mktemp -d)\"; for i in 1 2 3 4 5 6; do "
+      "curl -sSf -o f$i.a http://pkg.mirror.test:8080/blob.bin &"
+      "curl -sSfp -o f$i.b http://pkg.mirror.test:8080/blob.bin &"
+      "curl -sSf -x \"$ALL_PROXY\" -o f$i.c http://pkg.mirror.test:8080/blob.bin &"
+      "curl -sSf --noproxy '*' -o f$i.d http://pkg.mirror.test:8080/blob.bin &"
+      "done; wait; sha256sum f* | cut -d' ' -f1 | sort | uniq -c | sed 's/^ *//'";
   auto r = run({"--allow-host", "pkg.mirror.test:8080"}, script);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "24 " + want + "\n") << r.err;
@@ -300,14 +317,20 @@ TEST_F(EgressWorld, ParallelDownloadsArriveComplete) {
 TEST_F(EgressWorld, PipDownloadFromAnAllowedMirror) {
   // A one-package simple index with a real (tiny) wheel, fetched by pip through the proxy.
   auto wheel = world_.file("www/simple/demo/demo-1.0-py3-none-any.whl");
-  ASSERT_EQ(std::system(("/usr/bin/python3 -c 'import zipfile,sys; z=zipfile.ZipFile(sys.argv[1],\"w\");"
-                         "z.writestr(\"demo/__init__.py\",\"\");"
-                         "z.writestr(\"demo-1.0.dist-info/METADATA\",\"Metadata-Version: 2.1\\nName: demo\\nVersion: 1.0\\n\");"
-                         "z.writestr(\"demo-1.0.dist-info/WHEEL\",\"Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n\");"
-                         "z.writestr(\"demo-1.0.dist-info/RECORD\",\"\"); z.close()' " + wheel).c_str()),
-            0);
+  ASSERT_EQ(
+      std::system(("/usr/bin/python3 -c 'import zipfile,sys; z=zipfile.ZipFile(sys.argv[1],\"w\");"
+                   "z.writestr(\"demo/__init__.py\",\"\");"
+                   "z.writestr(\"demo-1.0.dist-info/METADATA\",\"Metadata-Version: 2.1\\nName: "
+                   "demo\\nVersion: 1.0\\n\");"
+                   "z.writestr(\"demo-1.0.dist-info/WHEEL\",\"Wheel-Version: 1.0\\nGenerator: "
+                   "test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n\");"
+                   "z.writestr(\"demo-1.0.dist-info/RECORD\",\"\"); z.close()' " +
+                   wheel)
+                      .c_str()),
+      0);
   write_file(world_.file("www/simple/demo/index.html"),
-             "<html><body><a href=\"demo-1.0-py3-none-any.whl\">demo-1.0-py3-none-any.whl</a></body></html>\n");
+             "<html><body><a "
+             "href=\"demo-1.0-py3-none-any.whl\">demo-1.0-py3-none-any.whl</a></body></html>\n");
   auto r = run({"--allow-host", "pkg.mirror.test:8080"},
                "cd \"$(mktemp -d)\" && /usr/bin/python3 -m pip download --no-cache-dir "
                "--disable-pip-version-check --no-deps -q -d dl --trusted-host pkg.mirror.test "
@@ -324,9 +347,10 @@ TEST_F(EgressWorld, PipDownloadFromAnAllowedMirror) {
 }
 
 TEST_F(EgressWorld, NpmViewFromAnAllowedRegistry) {
-  write_file(world_.file("www/demo"),
-             R"({"name":"demo","dist-tags":{"latest":"1.0.0"},"versions":{"1.0.0":{"name":"demo",)"
-             R"("version":"1.0.0","dist":{"tarball":"http://pkg.mirror.test:8080/demo-1.0.0.tgz"}}}})");
+  write_file(
+      world_.file("www/demo"),
+      R"({"name":"demo","dist-tags":{"latest":"1.0.0"},"versions":{"1.0.0":{"name":"demo",)"
+      R"("version":"1.0.0","dist":{"tarball":"http://pkg.mirror.test:8080/demo-1.0.0.tgz"}}}})");
   auto r = run({"--allow-host", "pkg.mirror.test:8080"},
                "cd \"$(mktemp -d)\"; export npm_config_cache=$PWD/cache;"
                "npm view demo version --registry http://pkg.mirror.test:8080/;"
@@ -344,7 +368,8 @@ TEST_F(EgressWorld, NpmViewFromAnAllowedRegistry) {
 class Egress : public ::testing::Test {
  protected:
   CliResult run(std::vector<std::string> extra, const std::string& script) {
-    std::vector<std::string> args{"run", "--workspace", ws_.path(), "--record", ws_.file("rec.json")};
+    std::vector<std::string> args{"run", "--workspace", ws_.path(), "--record",
+                                  ws_.file("rec.json")};
     args.insert(args.end(), extra.begin(), extra.end());
     args.insert(args.end(), {"--", "/bin/sh", "-c", script});
     CliOptions opts;
@@ -368,14 +393,16 @@ TEST_F(Egress, LocalServersNeedAllowLocalBinding) {
   EXPECT_EQ(refused.out, "PermissionError: [Errno 1] Operation not permitted\n") << refused.err;
   auto rec = nlohmann::json::parse(read_file(ws_.file("rec.json")));
   bool listen_refused = false;
-  for (const auto& v : rec["violations"]) listen_refused = listen_refused || v["subject"] == "listen";
+  for (const auto& v : rec["violations"])
+    listen_refused = listen_refused || v["subject"] == "listen";
   EXPECT_TRUE(listen_refused) << rec.dump();
 }
 
 TEST_F(Egress, ProxyVariablesPointAtTheBridge) {
-  auto r = run({"--deny-host", "example.com"},  // a deny rule alone implies allowlist mode
-               "echo $HTTP_PROXY $https_proxy $ALL_PROXY $NO_PROXY $PIP_PROXY $npm_config_https_proxy;"
-               "git config --get http.proxy; head -2 /etc/resolv.conf | tail -1");
+  auto r =
+      run({"--deny-host", "example.com"},  // a deny rule alone implies allowlist mode
+          "echo $HTTP_PROXY $https_proxy $ALL_PROXY $NO_PROXY $PIP_PROXY $npm_config_https_proxy;"
+          "git config --get http.proxy; head -2 /etc/resolv.conf | tail -1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
             "http://127.0.0.1:3128 http://127.0.0.1:3128 socks5h://127.0.0.1:3128 "
@@ -384,15 +411,16 @@ TEST_F(Egress, ProxyVariablesPointAtTheBridge) {
 }
 
 TEST_F(Egress, MalformedPatternsAreInputErrorsNamingThePattern) {
-  for (auto [flag, pattern] : {std::pair{"--allow-host", "https://pypi.org"},
-                               std::pair{"--deny-host", "bad..name"},
-                               std::pair{"--allow-host", "pypi.org:70000"}}) {
+  for (auto [flag, pattern] :
+       {std::pair{"--allow-host", "https://pypi.org"}, std::pair{"--deny-host", "bad..name"},
+        std::pair{"--allow-host", "pypi.org:70000"}}) {
     auto r = run({flag, pattern}, "touch ran");
     EXPECT_EQ(r.exit_code, 125) << pattern;
     EXPECT_NE(r.err.find(pattern), std::string::npos) << r.err;
     EXPECT_FALSE(path_exists(ws_.file("ran")));
   }
-  write_file(ws_.file("p.toml"), "[network]\nmode = \"allowlist\"\ndeny = [\"*.ok.org\", \"x*y.org\"]\n");
+  write_file(ws_.file("p.toml"),
+             "[network]\nmode = \"allowlist\"\ndeny = [\"*.ok.org\", \"x*y.org\"]\n");
   auto check = run_corral({"policy", "check", ws_.file("p.toml")});
   EXPECT_EQ(check.exit_code, 2);
   EXPECT_NE(check.err.find("x*y.org"), std::string::npos) << check.err;

@@ -57,7 +57,8 @@ TEST(AddressClass, PrivateAddressesNeedARuleThatNamesThem) {
   EXPECT_TRUE(address_permitted(rule("localhost"), loop6));
   EXPECT_FALSE(address_permitted(rule("localhost"), meta));
   EXPECT_TRUE(address_permitted(rule("127.0.0.1:8080"), loop));
-  EXPECT_TRUE(address_permitted(rule("127.0.0.1"), boost::asio::ip::make_address("::ffff:127.0.0.1")));
+  EXPECT_TRUE(
+      address_permitted(rule("127.0.0.1"), boost::asio::ip::make_address("::ffff:127.0.0.1")));
   EXPECT_FALSE(address_permitted(rule("127.0.0.1"), boost::asio::ip::make_address("127.0.0.2")));
   EXPECT_TRUE(address_permitted(rule("169.254.169.254:80"), meta));
   EXPECT_TRUE(address_permitted(rule("[::1]:80"), loop6));

@@ -22,13 +22,13 @@ std::string describe(const ListenSpec& s) {
 }
 
 TEST(BridgePlan, ProxyDnsAndOneAddressPerName) {
-  auto plan = make_bridge_plan(rules({"pypi.org", "files.pythonhosted.org:443",
-                                      "pypi.org:8443", "127.0.0.1:9000", "localhost"}));
+  auto plan = make_bridge_plan(rules(
+      {"pypi.org", "files.pythonhosted.org:443", "pypi.org:8443", "127.0.0.1:9000", "localhost"}));
   std::vector<std::string> got;
   for (const auto& s : plan.specs) got.push_back(describe(s));
   EXPECT_EQ(got, (std::vector<std::string>{"127.0.0.1:3128", "127.0.0.1:53/udp", "127.0.0.1:53",
-                                           "127.0.1.1:80",
-                                           "127.0.1.1:443", "127.0.1.1:8443", "127.0.1.2:443"}));
+                                           "127.0.1.1:80", "127.0.1.1:443", "127.0.1.1:8443",
+                                           "127.0.1.2:443"}));
   EXPECT_EQ(plan.names.address_of.at("pypi.org"), "127.0.1.1");
   EXPECT_EQ(plan.names.name_at.at("127.0.1.2"), "files.pythonhosted.org");
   EXPECT_TRUE(plan.names.spare.empty());

@@ -107,7 +107,8 @@ TEST_F(EgressProxyTest, ConnectToAnAllowedAddressIsRelayedAndCounted) {
   std::uint16_t proxy_port = 0;
   auto proxy = start({"127.0.0.1:" + std::to_string(server_port_)}, proxy_port);
   UniqueFd c = connect_loopback(proxy_port);
-  send_all(c.get(), "CONNECT 127.0.0.1:" + std::to_string(server_port_) + " HTTP/1.1\r\n\r\nping\n");
+  send_all(c.get(),
+           "CONNECT 127.0.0.1:" + std::to_string(server_port_) + " HTTP/1.1\r\n\r\nping\n");
   EXPECT_EQ(read_head(c.get()), "HTTP/1.1 200 Connection established\r\n\r\n");
   EXPECT_EQ(read_until_close(c.get()), "echo:ping\n");
   proxy->stop();
@@ -134,7 +135,8 @@ TEST_F(EgressProxyTest, RefusalsAreAnsweredAndReported) {
   EXPECT_EQ(std::string(method, 2), std::string("\x05\x00", 2));
   std::string name = "example.com";  // "*." covers subdomains only
   std::string connect = std::string("\x05\x01\x00\x03", 4) + static_cast<char>(name.size()) + name +
-                        static_cast<char>(server_port_ >> 8) + static_cast<char>(server_port_ & 0xff);
+                        static_cast<char>(server_port_ >> 8) +
+                        static_cast<char>(server_port_ & 0xff);
   send_all(s.get(), connect);
   std::string reply = read_until_close(s.get());
   ASSERT_GE(reply.size(), 2u);

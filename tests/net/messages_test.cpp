@@ -67,10 +67,11 @@ TEST(HttpHead, OriginFormUsesTheHostHeader) {
 }
 
 TEST(HttpHead, RefusesWhatItCannotForward) {
-  for (const char* bad : {"GET https://pypi.org/ HTTP/1.1\r\n\r\n", "GET ftp://x/ HTTP/1.1\r\n\r\n",
-                          "GET http://user:pw@x/ HTTP/1.1\r\n\r\n", "GET  HTTP/1.1\r\n\r\n",
-                          "GET http://x/ HTTP/2\r\n\r\n", "GET http://x/ HTTP/1.1\r\nbad header\r\n\r\n",
-                          "GET http://a b/ HTTP/1.1\r\n\r\n", "G@T http://x/ HTTP/1.1\r\n\r\n"})
+  for (const char* bad :
+       {"GET https://pypi.org/ HTTP/1.1\r\n\r\n", "GET ftp://x/ HTTP/1.1\r\n\r\n",
+        "GET http://user:pw@x/ HTTP/1.1\r\n\r\n", "GET  HTTP/1.1\r\n\r\n",
+        "GET http://x/ HTTP/2\r\n\r\n", "GET http://x/ HTTP/1.1\r\nbad header\r\n\r\n",
+        "GET http://a b/ HTTP/1.1\r\n\r\n", "G@T http://x/ HTTP/1.1\r\n\r\n"})
     EXPECT_FALSE(parse_request_head(bad).ok()) << bad;
 }
 
@@ -101,7 +102,12 @@ TEST(Socks5, Requests) {
   EXPECT_EQ(r.port, 8080);
 
   std::string v6(22, '\0');
-  v6[0] = 5; v6[1] = 1; v6[3] = 4; v6[19] = 1; v6[20] = 0; v6[21] = 80;
+  v6[0] = 5;
+  v6[1] = 1;
+  v6[3] = 4;
+  v6[19] = 1;
+  v6[20] = 0;
+  v6[21] = 80;
   ASSERT_EQ(socks5::parse_request(v6, r), socks5::Parse::ok);
   EXPECT_EQ(r.host, "::1");
 
@@ -174,7 +180,9 @@ namespace {
 
 // A ClientHello as Python's ssl module sends it, with server_hostname "Evil.Example".
 std::string client_hello(const std::string& host) {
-  auto u16 = [](std::size_t v) { return std::string{static_cast<char>(v >> 8), static_cast<char>(v & 0xff)}; };
+  auto u16 = [](std::size_t v) {
+    return std::string{static_cast<char>(v >> 8), static_cast<char>(v & 0xff)};
+  };
   std::string sni_entry = std::string(1, '\0') + u16(host.size()) + host;
   std::string sni_ext = u16(0) + u16(sni_entry.size() + 2) + u16(sni_entry.size()) + sni_entry;
   std::string other_ext = u16(0x000b) + u16(2) + std::string("\x01\x00", 2);
@@ -202,7 +210,8 @@ TEST(TlsSni, GarbageIsNotAServerName) {
   std::string name;
   for (std::size_t cut = 6; cut < hello.size(); cut += 7) {
     std::string broken = hello;
-    broken[cut] = static_cast<char>(0xff);  // lengths that overrun: never a crash, never "found" garbage
+    broken[cut] =
+        static_cast<char>(0xff);  // lengths that overrun: never a crash, never "found" garbage
     auto v = tls::client_hello_sni(broken, name);
     if (v == tls::Sni::found) {
       EXPECT_LE(name.size(), hello.size());
