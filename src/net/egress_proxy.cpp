@@ -2,6 +2,9 @@
 // sessions, and the report. One io_context on one thread per proxy (DNS: dns_responder.cpp).
 #include "net/egress_proxy.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -94,17 +97,70 @@ struct Link {
 };
 
 // Copies one direction until EOF (then half-closes the other side) or an error (then closes both).
+// Moves bytes from `from` to `to` through a pipe with splice(2): the payload never enters user
+// space. Returns false when splice is unavailable (nothing was moved then); `ec` is eof at the
+// end of the stream, another error on failure.
+awaitable<bool> splice_through_pipe(tcp::socket& from, tcp::socket& to, error_code& ec) {
+  int p[2];
+  if (pipe2(p, O_NONBLOCK | O_CLOEXEC) != 0) co_return false;
+  UniqueFd pipe_out(p[0]), pipe_in(p[1]);
+  from.native_non_blocking(true, ec);
+  if (!ec) to.native_non_blocking(true, ec);
+  if (ec) co_return false;
+  constexpr std::size_t kChunk = 1 << 20;
+  bool moved_any = false;
+  while (true) {
+    ssize_t in = splice(from.native_handle(), nullptr, pipe_in.get(), nullptr, kChunk,
+                        SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    if (in == 0) {
+      ec = asio::error::eof;
+      co_return true;
+    }
+    if (in < 0) {
+      if (errno == EINVAL && !moved_any) co_return false;  // no splice for this socket
+      if (errno != EAGAIN) {
+        ec = error_code(errno, boost::system::system_category());
+        co_return true;
+      }
+      co_await from.async_wait(tcp::socket::wait_read, ec_token(ec));
+      if (ec) co_return true;
+      continue;
+    }
+    moved_any = true;
+    while (in > 0) {
+      ssize_t out = splice(pipe_out.get(), nullptr, to.native_handle(), nullptr,
+                           static_cast<std::size_t>(in), SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+      if (out < 0) {
+        if (errno != EAGAIN) {
+          ec = error_code(errno, boost::system::system_category());
+          co_return true;
+        }
+        co_await to.async_wait(tcp::socket::wait_write, ec_token(ec));
+        if (ec) co_return true;
+        continue;
+      }
+      in -= out;
+    }
+  }
+}
+
+// Copies one direction until EOF (then half-closes the other side) or an error (then closes
+// both). splice(2) when the kernel allows it, a user-space buffer otherwise.
 awaitable<void> pump(std::shared_ptr<Link> link, bool a_to_b) {
   tcp::socket& from = a_to_b ? link->a : link->b;
   tcp::socket& to = a_to_b ? link->b : link->a;
-  std::unique_ptr<char[]> buf(new char[kPumpBuffer]);
   error_code ec;
-  while (true) {
-    std::size_t n =
-        co_await from.async_read_some(asio::buffer(buf.get(), kPumpBuffer), ec_token(ec));
-    if (ec) break;
-    co_await asio::async_write(to, asio::buffer(buf.get(), n), ec_token(ec));
-    if (ec) break;
+  const bool spliced = co_await splice_through_pipe(from, to, ec);
+  if (!spliced) {
+    ec.clear();
+    std::unique_ptr<char[]> buf(new char[kPumpBuffer]);
+    while (true) {
+      std::size_t n =
+          co_await from.async_read_some(asio::buffer(buf.get(), kPumpBuffer), ec_token(ec));
+      if (ec) break;
+      co_await asio::async_write(to, asio::buffer(buf.get(), n), ec_token(ec));
+      if (ec) break;
+    }
   }
   error_code ignored;
   if (ec == asio::error::eof) {
