@@ -147,7 +147,8 @@ void add_policy_flags(CLI::App* sub, PolicyFlags& f) {
       ->group(kGroup);
   repeatable("--allow-host", f.allow_hosts, "HOST",
              "allow HOST, *.SUFFIX, optional :PORT (repeatable; implies --net allowlist)");
-  repeatable("--deny-host", f.deny_hosts, "HOST", "deny HOST, checked before allows (repeatable)");
+  repeatable("--deny-host", f.deny_hosts, "HOST",
+             "deny HOST, checked before allows (repeatable; implies --net allowlist)");
   sub->add_flag("--allow-local-binding", f.allow_local_binding,
                 "allow binding local ports inside the sandbox")
       ->group(kGroup);
@@ -193,7 +194,7 @@ Result<void> apply_policy_flags(const PolicyFlags& f, const std::string& cwd, Po
 
   if (auto r = add_hosts(f.allow_hosts, "--allow-host", p.network.allow); !r) return r;
   if (auto r = add_hosts(f.deny_hosts, "--deny-host", p.network.deny); !r) return r;
-  if (!f.allow_hosts.empty()) p.network.mode = NetMode::allowlist;
+  if (!f.allow_hosts.empty() || !f.deny_hosts.empty()) p.network.mode = NetMode::allowlist;
   if (!f.net.empty()) {
     auto mode = parse_net_mode(f.net);
     if (!mode) return flag_error("--net", mode.error());

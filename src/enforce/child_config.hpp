@@ -12,6 +12,9 @@
 #include "linux/seccomp.hpp"
 
 namespace corral {
+namespace net {
+struct ListenSpec;
+}
 
 struct ChildConfig {
   uid_t uid = 0;
@@ -39,6 +42,13 @@ struct ChildConfig {
   int parent_ctl_fd = -1;                      // the parent's end: the child closes its copy
   bool trace = false;                          // CORRAL_TRACE_SETUP=1: step timings on stderr
   int stdio_fds[3] = {-1, -1, -1};             // -1: inherit corral's own
+
+  // Filtered egress (enforce/egress.hpp): sockets to open after `lo` is up and pass to the
+  // parent. Null without an allowlist. The scratch buffers are sized by the parent.
+  const std::vector<net::ListenSpec>* egress_specs = nullptr;
+  int* egress_fds = nullptr;
+  char* egress_control = nullptr;
+  std::size_t egress_control_len = 0;
 };
 
 // Fills rel_targets, rel_readonly_last, source_fds, argv and envp from the other fields.

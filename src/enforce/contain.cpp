@@ -16,6 +16,7 @@
 #include <linux/mount.h>
 
 #include "enforce/child_config.hpp"
+#include "enforce/egress.hpp"
 #include "enforce/init.hpp"
 #include "enforce/messages.hpp"
 #include "linux/identity.hpp"
@@ -140,6 +141,18 @@ int apply_op(const ChildConfig& c, size_t i) {
       if (op.optional && !exists(target)) return 0;
       if (int e = mnt::bind(target, target)) return e;
       return mnt::remount_readonly(target);
+    case MountOpKind::file_content: {
+      if (op.optional && !exists(target)) return 0;
+      char staged[64];  // in the private staging tmpfs, like kEmptyFile
+      snprintf(staged, sizeof staged, "%s/content-%zu", kStaging, i);
+      int fd = open(staged, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd < 0) return errno;
+      ssize_t w = write(fd, op.source.data(), op.source.size());
+      close(fd);
+      if (w != static_cast<ssize_t>(op.source.size())) return w < 0 ? errno : EIO;
+      if (int e = mnt::bind(staged, target)) return e;
+      return mnt::remount_readonly(target);
+    }
   }
   return EINVAL;
 }
@@ -238,6 +251,8 @@ void child_main(ChildConfig& c) {
   check(c, SetupStep::hostname,
         sethostname(c.hostname.data(), c.hostname.size()) == 0 ? 0 : errno);
   if (c.private_network) check(c, SetupStep::loopback, netdev::bring_up_loopback());
+  // Filtered egress: the proxy's listening sockets are opened here, in our network namespace.
+  if (c.egress_specs) check(c, SetupStep::egress_bridge, send_egress_listeners(c));
   trace(c, "uts-net");
 
   build_root(c);

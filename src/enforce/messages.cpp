@@ -23,6 +23,7 @@ const char* setup_step_name(SetupStep step) {
     case SetupStep::seccomp: return "loading the seccomp filter";
     case SetupStep::fork_command: return "starting the command";
     case SetupStep::chdir: return "entering the working directory";
+    case SetupStep::egress_bridge: return "opening the egress bridge's sockets";
   }
   return "setup";
 }

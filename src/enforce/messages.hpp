@@ -12,6 +12,7 @@ enum class ChildMsgType : std::uint32_t {
   exec_failed = 3,    // the command could not be executed: err (ENOENT → 127, else 126)
   exited = 4,         // the command ended: wait_status as from waitpid
   seccomp_listener = 5,  // carries the seccomp notification fd (SCM_RIGHTS)
+  egress_listeners = 6,  // carries the egress bridge's listening sockets (op_index = count)
 };
 
 // The setup steps, in the order contain() runs them; named in error messages.
@@ -34,6 +35,7 @@ enum class SetupStep : std::uint32_t {
   seccomp,
   fork_command,
   chdir,
+  egress_bridge,
 };
 
 const char* setup_step_name(SetupStep step);

@@ -19,6 +19,7 @@ const char* mount_op_kind_name(MountOpKind kind) {
     case MountOpKind::deny_dir: return "deny-dir";
     case MountOpKind::deny_file: return "deny-file";
     case MountOpKind::readonly_self: return "readonly-self";
+    case MountOpKind::file_content: return "file-content";
   }
   return "?";
 }

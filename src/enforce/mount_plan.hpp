@@ -20,6 +20,7 @@ enum class MountOpKind {
   deny_dir,       // an empty read-only tmpfs over a directory (mode 000, 0111 to reach allows)
   deny_file,      // an empty mode-000 file bound read-only over a file
   readonly_self,  // `target` (already visible) re-bound onto itself read-only
+  file_content,   // a read-only file holding `source` (text) bound over `target`
 };
 
 const char* mount_op_kind_name(MountOpKind kind);

@@ -41,14 +41,23 @@ nlohmann::ordered_json record_to_json(const RunRecord& r) {
   j["peak_memory_bytes"] = r.peak_memory_bytes;
   j["policy_hash"] = r.policy_hash;
   auto violations = nlohmann::ordered_json::array();
-  for (const auto& v : r.violations)
-    violations.push_back({{"kind", v.kind}, {"time", v.time}, {"subject", v.subject},
-                          {"detail", v.detail}});
+  for (const auto& v : r.violations) {
+    nlohmann::ordered_json jv = {{"kind", v.kind}, {"time", v.time}, {"subject", v.subject},
+                                 {"detail", v.detail}};
+    if (v.port) {  // network: the host and port, named as such
+      jv["host"] = v.subject;
+      jv["port"] = *v.port;
+    }
+    violations.push_back(std::move(jv));
+  }
   j["violations"] = violations;
   j["writes"] = r.writes;
   j["error"] = r.error ? nlohmann::ordered_json(*r.error) : nullptr;
   j["not_enforced"] = r.not_enforced;
   j["not_observed"] = r.not_observed;
+  auto allowed = nlohmann::ordered_json::object();
+  for (const auto& [host, n] : r.network_allowed) allowed[host] = n;
+  j["network"] = {{"allowed", allowed}};
   return j;
 }
 

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@ struct Violation {
   std::string time;     // RFC 3339, UTC
   std::string subject;  // the path, host or syscall involved
   std::string detail;
+  std::optional<std::uint16_t> port;  // network violations: the port asked for
 };
 
 struct RunRecord {
@@ -35,6 +37,7 @@ struct RunRecord {
   std::optional<std::string> error;   // why the command did not run (126/127/125)
   std::vector<std::string> not_enforced;  // parts of the policy this kernel could not enforce
   std::vector<std::string> not_observed;  // kinds of violation this build cannot observe yet
+  std::map<std::string, std::uint64_t> network_allowed;  // allowlist: allowed connections per host
 };
 
 nlohmann::ordered_json record_to_json(const RunRecord& record);

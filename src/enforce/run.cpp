@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "enforce/child_config.hpp"
+#include "enforce/egress.hpp"
 #include "enforce/env.hpp"
 #include "enforce/messages.hpp"
 #include "enforce/run_cgroup.hpp"
@@ -42,9 +43,6 @@ Result<void> check_enforceable(const EffectivePolicy& policy) {
   std::vector<std::string> missing;
   if (policy.workspace_cow)
     missing.push_back("a copy-on-write workspace (--workspace PATH:cow is not implemented yet)");
-  if (policy.network.mode == NetMode::allowlist)
-    missing.push_back("network mode \"allowlist\" (filtered egress is not implemented yet; use "
-                      "--net none or --net all)");
   if (missing.empty()) return {};
   std::string msg = "this policy asks for what corral cannot enforce yet, so nothing was run:";
   for (const auto& m : missing) msg += "\n  - " + m;
@@ -140,7 +138,18 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   rec.argv = request.argv;
   rec.policy_hash = policy_hash(request.policy);
   // Refusals corral cannot see yet (seccomp and limit violations are recorded).
-  rec.not_observed = {"filesystem", "network"};
+  rec.not_observed = {"filesystem"};
+  // With an allowlist every refusal passes through the run's proxy; otherwise a refused
+  // connect is just "network unreachable" inside.
+  if (request.policy.network.mode != NetMode::allowlist) {
+    rec.not_observed.push_back("network");
+  } else {
+    rec.not_observed.push_back("network: connects straight to an address fail (no route) and "
+                               "are not recorded; neither are connects to allowed names on "
+                               "ports no rule gives them");
+  }
+  auto egress = prepare_egress(request.policy);
+  if (!egress) return std::move(egress).error();
   for (const auto& p : unprotected_write_deny(request.policy))
     rec.not_enforced.push_back("filesystem.write_deny " + p +
                                ": does not exist yet, so no mount protects it if created");
@@ -176,6 +185,11 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
                              : SeccompOptions::Profile::default_profile;
   seccomp_opts.allow_nested_userns = request.policy.process.allow_nested_userns;
   seccomp_opts.extra_blocked = request.policy.process.seccomp_block;
+  // With an allowlist, servers inside need network.allow_local_binding: without it listen()
+  // is refused (and recorded). The bridge's own sockets are opened before the filter.
+  if (request.policy.network.mode == NetMode::allowlist &&
+      !request.policy.network.allow_local_binding)
+    seccomp_opts.extra_blocked.push_back("listen");
   auto seccomp = compile_seccomp_filter(seccomp_opts);
   if (!seccomp) return std::move(seccomp).error();
   cfg.seccomp = &*seccomp;
@@ -186,7 +200,18 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
 
   cfg.argv_storage = request.argv;
   const auto host_env = request.host_env.empty() ? current_environment() : request.host_env;
-  cfg.env_storage = build_child_env(request.policy.env, host_env, request.env_overlay);
+  auto overlay = request.env_overlay;
+  if (*egress) {
+    configure_child_egress(**egress, cfg, overlay);
+    for (std::size_t i = exe->op_descriptions_.size(); i < cfg.plan.ops.size(); ++i)
+      exe->op_descriptions_.push_back(
+          fmt::format("{} {}", mount_op_kind_name(cfg.plan.ops[i].kind), cfg.plan.ops[i].target));
+    for (const auto& name : (*egress)->plan.not_covered)
+      rec.not_enforced.push_back("network.allow " + name +
+                                 ": reachable through the proxy only (no transparent mode for "
+                                 "addresses, localhost or past the name limit)");
+  }
+  cfg.env_storage = build_child_env(request.policy.env, host_env, overlay);
   cfg.cwd = request.cwd.empty() ? request.policy.workspace : request.cwd;
   cfg.fallback_cwd = request.policy.workspace;
   const char* trace = getenv("CORRAL_TRACE_SETUP");
@@ -243,6 +268,11 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   ParentMsg go{1};
   if (send(exe->ctl_.get(), &go, sizeof go, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof go)) {
     // The child died before we could release it; wait() reports what it said.
+  }
+  if (*egress) {
+    auto proxy = start_egress_proxy(**egress, exe->ctl_.get(), exe->pidfd_.get());
+    if (!proxy) return std::move(proxy).error();  // ~Execution kills and reaps the child
+    exe->egress_ = std::move(*proxy);
   }
   return exe;
 }
@@ -393,6 +423,11 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
   }
   finished_ = true;
   monitor.reset();
+  if (egress_) {
+    egress_->stop();  // the sandbox is gone: nothing can connect any more
+    record_egress(egress_->report(), record_);
+    egress_.reset();
+  }
 
   auto end = std::chrono::steady_clock::now();
   record_.duration_ms =

@@ -16,6 +16,7 @@
 #include "enforce/record.hpp"
 #include "linux/cgroup.hpp"
 #include "linux/fd.hpp"
+#include "net/egress_proxy.hpp"
 #include "policy/policy.hpp"
 
 namespace corral {
@@ -76,6 +77,7 @@ class Execution {
   std::vector<std::string> landlock_paths_;   // Landlock rules, likewise
   void release_cgroup();  // kills what is left in the run's cgroup and removes it
 
+  std::unique_ptr<net::EgressProxy> egress_;  // allowlist: this run's own proxy
   std::optional<RunCgroup> cgroup_;
   Policy::Limits limits_;
   std::chrono::steady_clock::time_point started_;

@@ -96,12 +96,24 @@ TEST_F(LibraryTest, ExecFailureIsDataWith127) {
   ASSERT_TRUE(res->record.error.has_value());
 }
 
-TEST_F(LibraryTest, UnenforceablePolicyIsATypedError) {
+TEST_F(LibraryTest, MalformedEgressPatternIsATypedError) {
   auto req = request({"/bin/true"});
   req.policy.network.mode = NetMode::allowlist;
+  req.policy.network.allow = {"bad..host"};
   auto res = start_run(std::move(req));
   ASSERT_FALSE(res.ok());
-  EXPECT_EQ(res.error().code, Errc::unsupported);
+  EXPECT_EQ(res.error().code, Errc::invalid_input);
+  EXPECT_NE(res.error().message.find("bad..host"), std::string::npos) << res.error().message;
+}
+
+TEST_F(LibraryTest, AllowlistRunsHaveTheirOwnProxy) {
+  auto req = request({"/bin/sh", "-c", "echo $HTTPS_PROXY"});
+  req.policy.network.mode = NetMode::allowlist;
+  req.policy.network.allow = {"pypi.org"};
+  auto res = run_and_capture(std::move(req));
+  ASSERT_TRUE(res.ok()) << res.error().message;
+  EXPECT_EQ(res->stdout_data, "http://127.0.0.1:3128\n");
+  EXPECT_TRUE(res->record.network_allowed.empty());
 }
 
 }  // namespace

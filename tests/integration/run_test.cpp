@@ -78,14 +78,6 @@ TEST_F(RunTest, CorralFailureBeforeTheCommandIs125AndRunsNothing) {
   EXPECT_NE(missing_ws.err.find("nope"), std::string::npos) << missing_ws.err;
 }
 
-TEST_F(RunTest, AllowlistNetworkNotYetEnforcedIsRefusedNotIgnored) {
-  write_file(ws_.file("net.toml"), "[network]\nmode = \"allowlist\"\nallow = [\"pypi.org\"]\n");
-  auto r = sh("touch ran", {"--policy", ws_.file("net.toml")});
-  EXPECT_EQ(r.exit_code, 125);
-  EXPECT_NE(r.err.find("allowlist"), std::string::npos) << r.err;
-  EXPECT_FALSE(path_exists(ws_.file("ran")));
-}
-
 TEST_F(RunTest, WorkspaceWritesLandOnTheHost) {
   // The workspace lies under /tmp, which is private inside: it must still be the host's.
   auto r = sh("echo hello > out.txt && mkdir -p d && echo x > d/y");

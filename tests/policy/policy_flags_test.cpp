@@ -112,6 +112,10 @@ TEST_F(PolicyFlagsTest, NetworkFlags) {
   EXPECT_EQ(r->network.deny, Paths{"gist.github.com"});
   EXPECT_TRUE(r->network.allow_local_binding);
 
+  r = build({"--deny-host", "example.com"});  // a deny rule alone implies allowlist too
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->network.mode, NetMode::allowlist);
+
   r = build({"--net", "all"});
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->network.mode, NetMode::all);
