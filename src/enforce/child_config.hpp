@@ -39,6 +39,12 @@ struct ChildConfig {
   int parent_ctl_fd = -1;                      // the parent's end: the child closes its copy
   bool trace = false;                          // CORRAL_TRACE_SETUP=1: step timings on stderr
   int stdio_fds[3] = {-1, -1, -1};             // -1: inherit corral's own
+
+  // Persistent sandboxes (sandbox/supervisor.cpp): set, it runs as PID 1 once the root is built
+  // and capabilities are dropped, instead of Landlock, seccomp and init; it applies those two to
+  // every command it forks. No PDEATHSIG then: the sandbox outlives the process that made it.
+  void (*persistent_main)(ChildConfig&) = nullptr;
+  void* persistent_context = nullptr;
 };
 
 // Fills rel_targets, rel_readonly_last, source_fds, argv and envp from the other fields.
