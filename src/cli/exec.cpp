@@ -106,9 +106,12 @@ void add_exec_verb(CLI::App& app, VerbAction& action) {
   CLI::App* sub = app.add_subcommand("exec", "Run a command in a running sandbox");
   sub->add_option("name", opts->name, "The sandbox")->required();
   sub->add_option("--cwd", opts->cwd, "Working directory inside (default: the caller's, if in a workspace, else the workspace)");
-  sub->add_option("--env", opts->env, "NAME (pass from the caller) or NAME=VALUE (set)");
+  // One value per occurrence: a "--" after them ends the options, not just their list.
+  sub->add_option("--env", opts->env, "NAME (pass from the caller) or NAME=VALUE (set)")
+      ->allow_extra_args(false);
   sub->add_option("--timeout", opts->timeout, "Kill the command's whole tree after D; exit 124");
-  sub->add_option("--require", opts->require, "Fail (125) unless PATH is inside a workspace");
+  sub->add_option("--require", opts->require, "Fail (125) unless PATH is inside a workspace")
+      ->allow_extra_args(false);
   sub->add_flag("-i,--interactive", opts->interactive, "Keep stdin open");
   sub->add_flag("-t,--tty", opts->tty, "Allocate a terminal");
   sub->add_flag("-d,--detach", opts->detach, "Start in the background and print its id");

@@ -70,22 +70,22 @@ Result<void> check_can_stop(const std::string& name, Status s) {
 Result<void> check_can_start(const std::string& name, Status s) {
   if (s == Status::stopped || s == Status::failed) return {};
   if (s == Status::running)
-    return make_error(Errc::invalid_input, fmt::format("sandbox {} is already running", name));
-  return make_error(Errc::invalid_input,
+    return make_error(Errc::not_running, fmt::format("sandbox {} is already running", name));
+  return make_error(Errc::not_running,
                     fmt::format("sandbox {} is still being created; wait for it, or remove it "
                                 "with `corral rm -f {}`", name, name));
 }
 
 Result<void> check_can_remove(const std::string& name, Status s, bool force) {
   if (s != Status::running || force) return {};
-  return make_error(Errc::invalid_input,
+  return make_error(Errc::not_running,
                     fmt::format("sandbox {} is running; stop it first (`corral stop {}`) or use "
                                 "`corral rm -f {}`", name, name, name));
 }
 
 Result<void> check_can_update(const std::string& name, Status s) {
   if (s != Status::creating) return {};
-  return make_error(Errc::invalid_input,
+  return make_error(Errc::not_running,
                     fmt::format("sandbox {} is still being created; update it once it is", name));
 }
 

@@ -24,7 +24,7 @@ enum class Status { creating, running, stopped, failed };
 const char* status_name(Status s);
 Result<Status> parse_status(const std::string& s);
 
-// What each verb needs; the error says what to do instead (Errc::not_running / invalid_input).
+// What each verb needs; otherwise Errc::not_running, with a message saying what to do instead.
 Result<void> check_can_exec(const std::string& name, Status s);
 Result<void> check_can_stop(const std::string& name, Status s);
 Result<void> check_can_start(const std::string& name, Status s);

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -143,6 +144,10 @@ class Supervisor {
   sigprocmask(SIG_SETMASK, &none, nullptr);
   signal(SIGPIPE, SIG_DFL);
   if (setsid() < 0) fail(1, errno);
+  // The command adopts what its children orphan (a double fork, setsid), so that killing it
+  // reaches the whole tree; the flag survives execve. Orphans go to the supervisor only once
+  // the command itself has ended.
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) fail(1, errno);
   if (tty_slave >= 0) {
     if (ioctl(tty_slave, TIOCSCTTY, 0) != 0) fail(1, errno);
     for (int i = 0; i < 3; ++i)
