@@ -67,10 +67,26 @@ void close_all_but(std::vector<int> keep) {
   syscall(SYS_close_range, next, ~0U, 0);
 }
 
+// Kills `pid` and every descendant. The command is a subreaper, so its orphans stay beneath
+// it while it lives: stop the whole tree first (stopped processes neither fork nor die and
+// hand their children to PID 1), then kill what was found.
 void kill_tree(pid_t pid) {
   if (pid <= 0) return;
+  kill(pid, SIGSTOP);
+  std::vector<pid_t> found;
+  for (int round = 0; round < 8; ++round) {
+    std::vector<pid_t> now = descendants_of(pid);
+    bool grew = false;
+    for (pid_t p : now) {
+      if (std::find(found.begin(), found.end(), p) != found.end()) continue;
+      kill(p, SIGSTOP);
+      found.push_back(p);
+      grew = true;
+    }
+    if (!grew) break;
+  }
   kill(-pid, SIGKILL);  // its process group: the command did setsid()
-  for (pid_t p : descendants_of(pid)) kill(p, SIGKILL);
+  for (pid_t p : found) kill(p, SIGKILL);
   kill(pid, SIGKILL);
 }
 
