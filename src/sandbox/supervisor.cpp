@@ -516,9 +516,27 @@ void supervisor_main(ChildConfig& c) {
   for (int i = 0; i < 3; ++i)
     if (c.stdio_fds[i] >= 0) dup2(c.stdio_fds[i], i);
 
-  // The Landlock ruleset is built once, here inside the new root; each command restricts
-  // itself with it just before execve.
+  // Landlock in two layers. The scopes (signals, abstract unix sockets) go on the supervisor
+  // itself, once: every command is then in one scoped domain and they can signal and reach
+  // each other across execs (an agent stops the server it started), but nothing outside the
+  // sandbox. The filesystem rules are built once into a ruleset fd, and each command restricts
+  // itself with it just before execve; with no filesystem rights handled, the supervisor keeps
+  // writing logs.
+  landlock::Ruleset scopes;
+  scopes.abi = c.landlock.abi;
+  scopes.scoped = c.landlock.scoped;
+  scopes.restrict_flags = c.landlock.restrict_flags;
+  c.landlock.scoped = 0;
   int failed_rule = -1, ruleset = -1;
+  if (scopes.scoped != 0) {
+    int e = landlock::create_ruleset_fd(scopes, &failed_rule, &ruleset);
+    if (e == 0) e = landlock::restrict_self(ruleset, scopes.restrict_flags);
+    if (ruleset >= 0) close(ruleset);
+    if (e != 0) {
+      report_setup(c.ctl_fd, ChildMsgType::setup_failed, SetupStep::landlock, e);
+      _exit(125);
+    }
+  }
   if (int e = landlock::create_ruleset_fd(c.landlock, &failed_rule, &ruleset)) {
     report_setup(c.ctl_fd, ChildMsgType::setup_failed, SetupStep::landlock, e);
     _exit(125);

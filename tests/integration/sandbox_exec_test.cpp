@@ -136,6 +136,28 @@ TEST_F(SandboxExec, BackgroundServerOutlivesItsClientAndKeepsItsLogs) {
   EXPECT_EQ(ps[0]["exit_code"], 128 + SIGKILL);
 }
 
+TEST_F(SandboxExec, ExecsReachEachOthersProcesses) {
+  // Each exec is its own Landlock domain for the filesystem, but the signal scope is shared:
+  // an agent can stop the server it started in an earlier exec.
+  std::string name = make("signals");
+  auto started = corral({"exec", name, "-d", "--", "sleep", "1000"});
+  ASSERT_EQ(started.exit_code, 0) << started.err;
+  auto ps = nlohmann::json::parse(corral({"ps", name, "--json"}).out);
+  ASSERT_EQ(ps.size(), 1u);
+  auto r = corral({"exec", name, "--", "kill", std::to_string(ps[0]["pid"].get<int>())});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (int i = 0; i < 300; ++i) {
+    ps = nlohmann::json::parse(corral({"ps", name, "--json"}).out);
+    if (ps[0]["state"] != "running") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(ps[0]["exit_code"], 128 + SIGTERM);
+  // The supervisor is pid 1 inside: a command's SIGKILL does not reach it.
+  corral({"exec", name, "--", "sh", "-c", "kill -KILL 1"});
+  EXPECT_EQ(corral({"exec", name, "--", "true"}).exit_code, 0);
+  EXPECT_EQ(state_of(name), "running");
+}
+
 TEST_F(SandboxExec, KillReachesTheWholeTree) {
   std::string name = make("tree");
   auto started = corral({"exec", name, "-d", "--", "sh", "-c",
