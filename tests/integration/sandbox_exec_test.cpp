@@ -30,6 +30,9 @@ TEST_F(SandboxExec, ExitStatusesAreRunsContract) {
   EXPECT_EQ(corral({"exec", name, "--", "/etc/passwd"}).exit_code, 126);
   r = corral({"exec", name, "--timeout", "200ms", "--", "sh", "-c", "sleep 30 & sleep 30"});
   EXPECT_EQ(r.exit_code, 124);
+  // --cwd picks the directory; without it, the workspace (the caller's cwd is outside here).
+  EXPECT_EQ(corral({"exec", name, "--cwd", "/tmp", "--", "pwd"}).out, "/tmp\n");
+  EXPECT_EQ(corral({"exec", name, "--", "pwd"}, {.cwd = "/"}).out, ws_.path() + "\n");
   // stdin is /dev/null unless -i.
   r = corral({"exec", name, "--", "cat"}, {.stdin_data = "ignored"});
   EXPECT_EQ(r.out, "");
