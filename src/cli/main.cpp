@@ -17,6 +17,13 @@ int main(int argc, char** argv) {
   corral::cli::add_policy_verb(app, action);
   corral::cli::add_doctor_verb(app, action);
   corral::cli::add_gc_verb(app, action);
+  for (auto add : {corral::cli::add_create_verb, corral::cli::add_exec_verb,
+                   corral::cli::add_shell_verb, corral::cli::add_ps_verb,
+                   corral::cli::add_logs_verb, corral::cli::add_kill_verb,
+                   corral::cli::add_ls_verb, corral::cli::add_inspect_verb,
+                   corral::cli::add_stop_verb, corral::cli::add_start_verb,
+                   corral::cli::add_rm_verb, corral::cli::add_update_verb})
+    add(app, action);
 
   try {
     app.parse(argc, argv);
@@ -24,7 +31,7 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     if (rc == 0) return 0;  // --help, --version
     // `run` promises 125 for anything that fails before the command starts.
-    bool is_run = argc > 1 && std::strcmp(argv[1], "run") == 0;
+    bool is_run = argc > 1 && (std::strcmp(argv[1], "run") == 0 || std::strcmp(argv[1], "exec") == 0);
     return is_run ? corral::exit_status::corral_failed : corral::exit_status::usage;
   }
   if (!action) return corral::exit_status::usage;

@@ -14,5 +14,18 @@ void add_run_verb(CLI::App& app, VerbAction& action);
 void add_policy_verb(CLI::App& app, VerbAction& action);
 void add_doctor_verb(CLI::App& app, VerbAction& action);
 void add_gc_verb(CLI::App& app, VerbAction& action);
+// Persistent sandboxes (sandbox/api.hpp).
+void add_create_verb(CLI::App& app, VerbAction& action);
+void add_exec_verb(CLI::App& app, VerbAction& action);
+void add_shell_verb(CLI::App& app, VerbAction& action);
+void add_ps_verb(CLI::App& app, VerbAction& action);
+void add_logs_verb(CLI::App& app, VerbAction& action);
+void add_kill_verb(CLI::App& app, VerbAction& action);
+void add_ls_verb(CLI::App& app, VerbAction& action);
+void add_inspect_verb(CLI::App& app, VerbAction& action);
+void add_stop_verb(CLI::App& app, VerbAction& action);
+void add_start_verb(CLI::App& app, VerbAction& action);
+void add_rm_verb(CLI::App& app, VerbAction& action);
+void add_update_verb(CLI::App& app, VerbAction& action);
 
 }  // namespace corral::cli

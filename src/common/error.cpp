@@ -11,6 +11,10 @@ const char* errc_name(Errc code) {
     case Errc::not_found: return "not_found";
     case Errc::io_error: return "io_error";
     case Errc::internal: return "internal";
+    case Errc::already_exists: return "already_exists";
+    case Errc::not_running: return "not_running";
+    case Errc::path_not_mounted: return "path_not_mounted";
+    case Errc::could_not_start: return "could_not_start";
   }
   return "internal";
 }

@@ -14,6 +14,11 @@ enum class Errc {
   not_found,        // a file, sandbox or command that was named does not exist
   io_error,         // reading or writing corral's own files failed
   internal,         // a bug in corral
+  // Persistent sandboxes (sandbox/api.hpp): the verb's precondition, named so callers can act.
+  already_exists,   // a sandbox of that name exists
+  not_running,      // the sandbox is not in the state the verb needs (stopped, failed, running)
+  path_not_mounted, // a path a command needs is outside every workspace of the sandbox
+  could_not_start,  // the sandbox or the command in it could not be started
 };
 
 const char* errc_name(Errc code);

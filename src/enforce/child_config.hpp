@@ -49,6 +49,12 @@ struct ChildConfig {
   int* egress_fds = nullptr;
   char* egress_control = nullptr;
   std::size_t egress_control_len = 0;
+
+  // Persistent sandboxes (sandbox/supervisor.cpp): set, it runs as PID 1 once the root is built
+  // and capabilities are dropped, instead of Landlock, seccomp and init; it applies those two to
+  // every command it forks. No PDEATHSIG then: the sandbox outlives the process that made it.
+  void (*persistent_main)(ChildConfig&) = nullptr;
+  void* persistent_context = nullptr;
 };
 
 // Fills rel_targets, rel_readonly_last, source_fds, argv and envp from the other fields.

@@ -236,7 +236,7 @@ void load_seccomp(const ChildConfig& c) {
 
 void child_main(ChildConfig& c) {
   // If corral dies (even by SIGKILL), so does this init, and with it the whole pid namespace.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (!c.persistent_main) prctl(PR_SET_PDEATHSIG, SIGKILL);
   // Without this copy of the parent's end, a parent that died before PDEATHSIG was set would
   // leave wait_for_parent() blocked instead of reading EOF.
   if (c.parent_ctl_fd >= 0) close(c.parent_ctl_fd);
@@ -264,6 +264,10 @@ void child_main(ChildConfig& c) {
   check(c, SetupStep::drop_capabilities, ident::drop_all_capabilities());
   check(c, SetupStep::no_new_privs, ident::set_no_new_privs());
   ident::set_non_dumpable();
+  if (c.persistent_main) {
+    c.persistent_main(c);  // the supervisor: Landlock and seccomp go on each command it forks
+    _exit(125);
+  }
   int failed_rule = -1;
   int landlock_err = landlock::apply_ruleset(c.landlock, &failed_rule);
   trace(c, "privileges");

@@ -64,8 +64,9 @@ Ruleset build_ruleset(const EffectivePolicy& policy, int abi) {
   return rs;
 }
 
-int apply_ruleset(const Ruleset& rs, int* failed_rule) {
+int create_ruleset_fd(const Ruleset& rs, int* failed_rule, int* ruleset_fd) {
   *failed_rule = -1;
+  *ruleset_fd = -1;
   if (rs.abi <= 0) return 0;
   RulesetAttr attr;
   std::memset(&attr, 0, sizeof attr);
@@ -102,10 +103,22 @@ int apply_ruleset(const Ruleset& rs, int* failed_rule) {
       return e;
     }
   }
-  long r = syscall(SYS_landlock_restrict_self, ruleset, rs.restrict_flags);
-  int e = errno;
+  *ruleset_fd = ruleset;
+  return 0;
+}
+
+int restrict_self(int ruleset_fd, std::uint32_t restrict_flags) {
+  if (ruleset_fd < 0) return 0;
+  return syscall(SYS_landlock_restrict_self, ruleset_fd, restrict_flags) == 0 ? 0 : errno;
+}
+
+int apply_ruleset(const Ruleset& rs, int* failed_rule) {
+  int ruleset = -1;
+  if (int e = create_ruleset_fd(rs, failed_rule, &ruleset)) return e;
+  if (ruleset < 0) return 0;
+  int e = restrict_self(ruleset, rs.restrict_flags);
   close(ruleset);
-  return r == 0 ? 0 : e;
+  return e;
 }
 
 }  // namespace corral::landlock

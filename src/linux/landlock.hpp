@@ -60,4 +60,10 @@ Ruleset build_ruleset(const EffectivePolicy& policy, int abi);
 // failure (or -1 for the ruleset itself).
 int apply_ruleset(const Ruleset& ruleset, int* failed_rule);
 
+// apply_ruleset() in two halves, for a supervisor that restricts each child it forks: the
+// ruleset fd is built once (*ruleset_fd, O_CLOEXEC; -1 when abi is 0), and each child only
+// calls restrict_self() with it. Same return conventions.
+int create_ruleset_fd(const Ruleset& ruleset, int* failed_rule, int* ruleset_fd);
+int restrict_self(int ruleset_fd, std::uint32_t restrict_flags);
+
 }  // namespace corral::landlock

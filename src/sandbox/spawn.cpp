@@ -1,0 +1,227 @@
+// The host side of a supervisor's start: configuration, clone, the ready handshake.
+#include "sandbox/spawn.hpp"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "enforce/child_config.hpp"
+#include "enforce/messages.hpp"
+#include "enforce/mount_plan.hpp"
+#include "linux/landlock.hpp"
+#include "linux/probe.hpp"
+#include "linux/proc_identity.hpp"
+#include "linux/process.hpp"
+#include "linux/seccomp.hpp"
+#include "sandbox/supervisor.hpp"
+
+namespace corral::sandbox {
+namespace {
+
+bool inside_or_equal(const std::string& path, const std::string& dir) {
+  return path == dir || dir == "/" ||
+         (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+          path[dir.size()] == '/');
+}
+
+// The home volume goes in before any mount beneath $HOME (they land on top of it: secrets
+// stay masked) and after every mount above it.
+void add_home_volume(MountPlan& plan, const std::string& source, const std::string& home) {
+  MountOp op{MountOpKind::bind_rw, source, home, true, 0, false, "home volume"};
+  for (size_t i = 1; i < plan.ops.size(); ++i) {
+    if (inside_or_equal(plan.ops[i].target, home)) {
+      plan.ops.insert(plan.ops.begin() + static_cast<long>(i), op);
+      return;
+    }
+  }
+  plan.ops.push_back(op);
+}
+
+// Binds the listening socket. sun_path holds 107 bytes; a longer state path is reached
+// through /proc/self/fd of its directory.
+Result<UniqueFd> listen_at(const Paths& paths) {
+  unlink(paths.socket.c_str());
+  UniqueFd sock(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!sock.valid()) return make_error(Errc::setup_failed, std::string("socket: ") + std::strerror(errno));
+  UniqueFd dir;
+  std::string path = paths.socket;
+  if (path.size() >= sizeof(sockaddr_un{}.sun_path)) {
+    dir.reset(open(paths.dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    path = fmt::format("/proc/self/fd/{}/supervisor.sock", dir.get());
+  }
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  if (bind(sock.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      listen(sock.get(), SOMAXCONN) != 0) {
+    Error e = make_error(Errc::setup_failed, std::string("cannot listen: ") + std::strerror(errno));
+    e.file = paths.socket;
+    return e;
+  }
+  return sock;
+}
+
+struct SpawnReport {
+  std::int32_t kind;  // 0 ready, 1 clone failed (err), 2 setup failed (msg), 3 no answer
+  std::int32_t pid;
+  std::int32_t err;
+  ChildMsg msg;
+};
+
+}  // namespace
+
+Result<void> check_persistent_policy(const EffectivePolicy& p) {
+  std::vector<std::string> missing;
+  if (p.workspace_cow)
+    missing.push_back("a copy-on-write workspace (--workspace PATH:cow is not implemented yet)");
+  if (p.network.mode == NetMode::allowlist)
+    missing.push_back("network mode \"allowlist\" (use --net none or --net all)");
+  if (p.limits.memory_bytes || p.limits.pids || p.limits.cpus)
+    missing.push_back("memory, pids or cpu limits on a persistent sandbox (not implemented yet; "
+                      "`corral run` enforces them)");
+  if (p.limits.output_bytes)
+    missing.push_back("an output limit on a persistent sandbox (background output is bounded "
+                      "on disk; foreground output goes straight to the caller)");
+  if (missing.empty()) return {};
+  std::string msg = "this policy asks for what a persistent sandbox cannot enforce yet, so "
+                    "nothing was created:";
+  for (const auto& m : missing) msg += "\n  - " + m;
+  return make_error(Errc::unsupported, msg);
+}
+
+Result<ProcessIdentity> spawn_supervisor(const SpawnRequest& req) {
+  if (auto r = check_persistent_policy(req.policy); !r) return std::move(r).error();
+  Features features = probe_features();
+  Requirements needs = check_requirements(features, req.policy);
+  if (!needs.errors.empty()) {
+    std::string msg = "this kernel cannot enforce the policy (run `corral doctor` for fixes):";
+    for (const auto& e : needs.errors) msg += "\n  - " + e;
+    return make_error(Errc::unsupported, msg);
+  }
+
+  ChildConfig cfg;
+  cfg.uid = getuid();
+  cfg.gid = getgid();
+  cfg.hostname = req.name;
+  cfg.private_network = req.policy.network.mode != NetMode::all;
+  cfg.plan = build_mount_plan(req.policy, MountPlanOptions{cfg.private_network});
+  if (!req.home.empty()) add_home_volume(cfg.plan, req.paths.home, req.home);
+  cfg.landlock = landlock::build_ruleset(req.policy, features.landlock_abi);
+  if (cfg.landlock.abi > 0 && !req.home.empty())
+    cfg.landlock.rules.push_back({req.home, landlock::fs_rights_for_abi(cfg.landlock.abi), true});
+  // No notification listener: nobody would be there to answer it for hours. Refused calls fail
+  // with EPERM in the kernel, unrecorded (inspect says so).
+  SeccompOptions so;
+  so.notify = false;
+  so.profile = req.policy.process.seccomp_base == "strict" ? SeccompOptions::Profile::strict
+                                                           : SeccompOptions::Profile::default_profile;
+  so.allow_nested_userns = req.policy.process.allow_nested_userns;
+  so.extra_blocked = req.policy.process.seccomp_block;
+  auto seccomp = compile_seccomp_filter(so);
+  if (!seccomp) return std::move(seccomp).error();
+  cfg.seccomp = &*seccomp;
+  cfg.cwd = req.policy.workspace;
+  cfg.fallback_cwd = req.policy.workspace;
+  finalize_child_config(cfg);
+
+  auto listener = listen_at(req.paths);
+  if (!listener) return std::move(listener).error();
+  UniqueFd logs(open(req.paths.logs.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC));
+  UniqueFd devnull(open("/dev/null", O_RDWR | O_CLOEXEC));
+  if (!logs.valid() || !devnull.valid())
+    return make_error(Errc::io_error, fmt::format("cannot open {}: {}", req.paths.logs,
+                                                  std::strerror(errno)));
+  SupervisorContext ctx;
+  ctx.listen_fd = listener->get();
+  ctx.logs_dir_fd = logs.get();
+  ctx.log_limit_bytes = req.log_limit_bytes;
+  cfg.persistent_main = supervisor_main;
+  cfg.persistent_context = &ctx;
+  for (int& fd : cfg.stdio_fds) fd = devnull.get();
+
+  int sp[2], rp[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0 || pipe2(rp, O_CLOEXEC) != 0)
+    return make_error(Errc::setup_failed, std::string("socketpair: ") + std::strerror(errno));
+  UniqueFd parent_ctl(sp[0]), child_ctl(sp[1]), report_r(rp[0]), report_w(rp[1]);
+  cfg.ctl_fd = child_ctl.get();
+  cfg.parent_ctl_fd = parent_ctl.get();
+
+  std::uint64_t flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
+  if (cfg.private_network) flags |= CLONE_NEWNET;
+
+  pid_t mid = fork();
+  if (mid < 0) return make_error(Errc::setup_failed, std::string("fork: ") + std::strerror(errno));
+  if (mid == 0) {
+    // The intermediate: clones the supervisor, relays its first word, and exits, so the
+    // supervisor is reparented away from the caller.
+    SpawnReport rep;
+    std::memset(&rep, 0, sizeof rep);
+    CloneResult cr = clone_into_namespaces(flags, -1);
+    if (cr.pid == 0) child_main(cfg);
+    if (cr.pid < 0) {
+      rep.kind = 1;
+      rep.err = errno;
+    } else {
+      close(cfg.ctl_fd);
+      ParentMsg go{1};
+      ssize_t n = send(parent_ctl.get(), &go, sizeof go, MSG_NOSIGNAL);
+      do {
+        n = recv(parent_ctl.get(), &rep.msg, sizeof rep.msg, 0);
+      } while (n < 0 && errno == EINTR);
+      rep.pid = cr.pid;
+      if (n == static_cast<ssize_t>(sizeof rep.msg) && rep.msg.type == ChildMsgType::ready) {
+        rep.kind = 0;
+      } else {
+        rep.kind = n == static_cast<ssize_t>(sizeof rep.msg) ? 2 : 3;
+        kill(cr.pid, SIGKILL);
+        int st;
+        waitpid(cr.pid, &st, 0);
+      }
+    }
+    ssize_t w = write(report_w.get(), &rep, sizeof rep);
+    (void)w;
+    _exit(0);
+  }
+  report_w.reset();
+  child_ctl.reset();
+  SpawnReport rep;
+  std::memset(&rep, 0, sizeof rep);
+  ssize_t n;
+  do {
+    n = read(report_r.get(), &rep, sizeof rep);
+  } while (n < 0 && errno == EINTR);
+  int st;
+  while (waitpid(mid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (n != static_cast<ssize_t>(sizeof rep))
+    return make_error(Errc::could_not_start, "the sandbox's starter died before reporting");
+  if (rep.kind == 1)
+    return make_error(Errc::could_not_start,
+                      fmt::format("cannot create the sandbox's namespaces (clone3): {}; run "
+                                  "`corral doctor`", std::strerror(rep.err)));
+  if (rep.kind == 2) {
+    std::string where = setup_step_name(rep.msg.step);
+    if ((rep.msg.step == SetupStep::mount_op || rep.msg.step == SetupStep::clone_sources) &&
+        rep.msg.op_index < cfg.plan.ops.size())
+      where += fmt::format(" ({} {})", mount_op_kind_name(cfg.plan.ops[rep.msg.op_index].kind),
+                           cfg.plan.ops[rep.msg.op_index].target);
+    return make_error(Errc::could_not_start, fmt::format("sandbox setup failed while {}: {}",
+                                                         where, std::strerror(rep.msg.err)));
+  }
+  if (rep.kind == 3)
+    return make_error(Errc::could_not_start, "the sandbox's supervisor died during setup");
+  ProcessIdentity id{rep.pid, process_start_time(rep.pid)};
+  if (id.start_time == 0)
+    return make_error(Errc::could_not_start, "the sandbox's supervisor died right after setup");
+  return id;
+}
+
+}  // namespace corral::sandbox

@@ -1,0 +1,25 @@
+// The supervisor: PID 1 of a persistent sandbox. It accepts exec requests on the listening
+// socket that `create` bound at supervisor.sock and passed in (no path inside the sandbox is
+// needed), forks each command into the existing namespaces, restricts it exactly as `corral
+// run` would (Landlock, then seccomp, just before execve), and reports its status back.
+// Background commands (-d) keep running without their client; the supervisor writes their
+// output to logs/ (bounded) and their record to logs/ID.json.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "enforce/child_config.hpp"
+
+namespace corral::sandbox {
+
+struct SupervisorContext {
+  int listen_fd = -1;      // bound and listening before the clone
+  int logs_dir_fd = -1;    // sandboxes/NAME/logs, opened before the clone (the host's view)
+  std::uint64_t log_limit_bytes = 8u << 20;  // per stream: older output is dropped past this
+};
+
+// ChildConfig::persistent_main for persistent sandboxes. Never returns.
+void supervisor_main(ChildConfig& config);
+
+}  // namespace corral::sandbox

@@ -1,0 +1,234 @@
+// exec into a persistent sandbox through the real binary: exit statuses, concurrency, a real
+// terminal, time limits, background processes with their logs, and a vanished client.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "integration/sandbox_fixture.hpp"
+
+namespace corral::test {
+namespace {
+
+using SandboxExec = SandboxTest;
+
+bool contains(const std::string& hay, const std::string& needle) {
+  return hay.find(needle) != std::string::npos;
+}
+
+TEST_F(SandboxExec, ExitStatusesAreRunsContract) {
+  std::string name = make("status");
+  EXPECT_EQ(corral({"exec", name, "--", "sh", "-c", "exit 42"}).exit_code, 42);
+  EXPECT_EQ(corral({"exec", name, "--", "sh", "-c", "kill -TERM $$"}).exit_code, 128 + SIGTERM);
+  auto r = corral({"exec", name, "--", "no-such-command-xyz"});
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_TRUE(contains(r.err, "command not found")) << r.err;
+  EXPECT_EQ(corral({"exec", name, "--", "/etc/passwd"}).exit_code, 126);
+  r = corral({"exec", name, "--timeout", "200ms", "--", "sh", "-c", "sleep 30 & sleep 30"});
+  EXPECT_EQ(r.exit_code, 124);
+  // --cwd picks the directory; without it, the workspace (the caller's cwd is outside here).
+  EXPECT_EQ(corral({"exec", name, "--cwd", "/tmp", "--", "pwd"}).out, "/tmp\n");
+  EXPECT_EQ(corral({"exec", name, "--", "pwd"}, {.cwd = "/"}).out, ws_.path() + "\n");
+  // stdin is /dev/null unless -i.
+  r = corral({"exec", name, "--", "cat"}, {.stdin_data = "ignored"});
+  EXPECT_EQ(r.out, "");
+  r = corral({"exec", name, "-i", "--", "cat"}, {.stdin_data = "hello stdin"});
+  EXPECT_EQ(r.out, "hello stdin");
+  // The environment is the policy's, plus --env; HOME is the volume's mount point.
+  env_["SECRET_X"] = "leaked";
+  r = corral({"exec", name, "--env", "GREETING=hi", "--", "sh", "-c", "echo $GREETING; echo ${SECRET_X:-unset}"});
+  EXPECT_EQ(r.out, "hi\nunset\n") << r.err;
+}
+
+TEST_F(SandboxExec, RunsUnderTheSameRestrictionsAsRun) {
+  std::string name = make("walls");
+  // Landlock and seccomp are in force in every exec: the host root is read-only, mount is
+  // refused, and the sandbox's processes cannot see the host's.
+  auto r = corral({"exec", name, "--", "sh", "-c",
+                   "touch /etc/corral-x 2>/dev/null && echo wrote; "
+                   "unshare -r true 2>/dev/null && echo unshared; "
+                   "ls /proc | grep -c '^[0-9]' "});
+  EXPECT_FALSE(contains(r.out, "wrote"));
+  EXPECT_FALSE(contains(r.out, "unshared"));
+  // The supervisor, the sh, the ls and the grep at most.
+  EXPECT_LE(std::stoi(r.out.empty() ? "99" : r.out), 5) << r.out;
+}
+
+TEST_F(SandboxExec, FiftyConcurrentExecsEachGetTheirOwnOutput) {
+  std::string name = make("many");
+  constexpr int kExecs = 50;
+  std::vector<CliResult> results(kExecs);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kExecs; ++i)
+    threads.emplace_back([&, i] {
+      std::string n = std::to_string(i);
+      results[i] = corral({"exec", name, "--", "sh", "-c",
+                           "for k in 1 2 3; do echo out-" + n + "; echo err-" + n + " >&2; done; exit " +
+                               std::to_string(i % 7)});
+    });
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < kExecs; ++i) {
+    std::string n = std::to_string(i);
+    EXPECT_EQ(results[i].exit_code, i % 7) << results[i].err;
+    EXPECT_EQ(results[i].out, "out-" + n + "\nout-" + n + "\nout-" + n + "\n");
+    EXPECT_EQ(results[i].err, "err-" + n + "\nerr-" + n + "\nerr-" + n + "\n");
+  }
+}
+
+TEST_F(SandboxExec, TtyGivesARealTerminal) {
+  std::string name = make("tty");
+  auto r = corral({"exec", name, "-t", "--", "sh", "-c", "tty; stty size; test -t 0 && echo stdin-tty"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "/dev/pts/")) << r.out;
+  EXPECT_TRUE(contains(r.out, "24 80")) << r.out;
+  EXPECT_TRUE(contains(r.out, "stdin-tty")) << r.out;
+  EXPECT_EQ(corral({"exec", name, "-t", "--", "sh", "-c", "exit 5"}).exit_code, 5);
+  // shell: a login shell on a terminal, reading commands from it.
+  r = corral({"shell", name}, {.stdin_data = "tty\nexit 3\n"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(contains(r.out, "/dev/pts/")) << r.out;
+}
+
+TEST_F(SandboxExec, BackgroundServerOutlivesItsClientAndKeepsItsLogs) {
+  std::string name = make("server");
+  // A server that answers each connection on a Unix socket in the workspace and logs it.
+  write_file(ws_.file("server.py"),
+             "import socket, os, sys\n"
+             "s = socket.socket(socket.AF_UNIX)\n"
+             "s.bind('srv.sock'); s.listen(8)\n"
+             "print('listening', flush=True)\n"
+             "n = 0\n"
+             "while True:\n"
+             "    c, _ = s.accept(); n += 1\n"
+             "    c.sendall(b'pong %d\\n' % n); c.close()\n"
+             "    print('served', n, flush=True); print('err', n, file=sys.stderr, flush=True)\n");
+  write_file(ws_.file("client.py"),
+             "import socket, time\n"
+             "for _ in range(500):\n"
+             "    try:\n"
+             "        s = socket.socket(socket.AF_UNIX); s.connect('srv.sock'); break\n"
+             "    except OSError: time.sleep(0.01)\n"
+             "print(s.recv(100).decode(), end='')\n");
+  auto started = corral({"exec", name, "-d", "--", "python3", "server.py"});
+  ASSERT_EQ(started.exit_code, 0) << started.err;
+  std::string id = started.out.substr(0, started.out.find('\n'));
+  ASSERT_EQ(id.size(), 8u) << started.out;
+  // The client that started it has exited; the server still answers.
+  EXPECT_EQ(corral({"exec", name, "--", "python3", "client.py"}).out, "pong 1\n");
+  EXPECT_EQ(corral({"exec", name, "--", "python3", "client.py"}).out, "pong 2\n");
+  auto ps = nlohmann::json::parse(corral({"ps", name, "--json"}).out);
+  ASSERT_EQ(ps.size(), 1u);
+  EXPECT_EQ(ps[0]["id"], id);
+  EXPECT_EQ(ps[0]["state"], "running");
+  // logs -f follows until the process ends: kill it from another client meanwhile.
+  std::thread killer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_EQ(corral({"kill", name, id}).exit_code, 0);
+  });
+  auto logs = corral({"logs", name, id, "-f"});
+  killer.join();
+  EXPECT_EQ(logs.exit_code, 0) << logs.err;
+  EXPECT_EQ(logs.out, "listening\nserved 1\nserved 2\n");
+  EXPECT_EQ(logs.err, "err 1\nerr 2\n");
+  ps = nlohmann::json::parse(corral({"ps", name, "--json"}).out);
+  EXPECT_EQ(ps[0]["state"], "exited");
+  EXPECT_EQ(ps[0]["exit_code"], 128 + SIGKILL);
+}
+
+TEST_F(SandboxExec, ExecsReachEachOthersProcesses) {
+  // Each exec is its own Landlock domain for the filesystem, but the signal scope is shared:
+  // an agent can stop the server it started in an earlier exec.
+  std::string name = make("signals");
+  auto started = corral({"exec", name, "-d", "--", "sleep", "1000"});
+  ASSERT_EQ(started.exit_code, 0) << started.err;
+  auto ps = nlohmann::json::parse(corral({"ps", name, "--json"}).out);
+  ASSERT_EQ(ps.size(), 1u);
+  auto r = corral({"exec", name, "--", "kill", std::to_string(ps[0]["pid"].get<int>())});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (int i = 0; i < 300; ++i) {
+    ps = nlohmann::json::parse(corral({"ps", name, "--json"}).out);
+    if (ps[0]["state"] != "running") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(ps[0]["exit_code"], 128 + SIGTERM);
+  // The supervisor is pid 1 inside: a command's SIGKILL does not reach it.
+  corral({"exec", name, "--", "sh", "-c", "kill -KILL 1"});
+  EXPECT_EQ(corral({"exec", name, "--", "true"}).exit_code, 0);
+  EXPECT_EQ(state_of(name), "running");
+}
+
+TEST_F(SandboxExec, KillReachesTheWholeTree) {
+  std::string name = make("tree");
+  auto started = corral({"exec", name, "-d", "--", "sh", "-c",
+                         "(setsid sleep 1000 &) ; sleep 1000 & echo $! > child.pid; wait"});
+  ASSERT_EQ(started.exit_code, 0) << started.err;
+  std::string id = started.out.substr(0, 8);
+  std::vector<int> before;
+  for (int i = 0; i < 300 && before.size() < 4; ++i) {
+    before = inspect(name)["pids"].get<std::vector<int>>();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_GE(before.size(), 4u);  // supervisor, sh, sleep, the setsid'd sleep
+  ASSERT_EQ(corral({"kill", name, id}).exit_code, 0);
+  std::vector<int> after;
+  for (int i = 0; i < 300; ++i) {
+    after = inspect(name)["pids"].get<std::vector<int>>();
+    if (after.size() == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(after.size(), 1u) << "processes left after kill";
+}
+
+TEST_F(SandboxExec, BackgroundOutputIsBoundedAndSaysSo) {
+  std::string name = make("bounded", {"--log-limit", "64KiB"});
+  auto started = corral({"exec", name, "-d", "--", "sh", "-c",
+                         "i=0; while [ $i -lt 4000 ]; do echo line-$i-padding-padding-padding; i=$((i+1)); done; echo last-line"});
+  ASSERT_EQ(started.exit_code, 0) << started.err;
+  std::string id = started.out.substr(0, 8);
+  // Followed live, every line would be seen; read afterwards, only what was kept is there.
+  for (int i = 0; i < 1000; ++i) {
+    auto ps = nlohmann::json::parse(corral({"ps", name, "--json"}).out);
+    if (ps.size() == 1 && ps[0]["state"] == "exited") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  auto logs = corral({"logs", name, id});
+  EXPECT_TRUE(contains(logs.err, "log truncated")) << logs.err;
+  EXPECT_TRUE(logs.out.ends_with("last-line\n"));
+  EXPECT_LE(logs.out.size(), 64u * 1024);
+  EXPECT_FALSE(contains(logs.out, "line-0-"));
+}
+
+TEST_F(SandboxExec, AForegroundCommandDiesWithItsClient) {
+  std::string name = make("orphan");
+  pid_t client = fork();
+  ASSERT_GE(client, 0);
+  if (client == 0) {
+    std::vector<std::string> args{corral_binary(), "exec", name, "--", "sleep", "777"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (auto& [k, v] : env_) setenv(k.c_str(), v.c_str(), 1);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  std::vector<int> pids;
+  for (int i = 0; i < 300 && pids.size() < 2; ++i) {
+    pids = inspect(name)["pids"].get<std::vector<int>>();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(pids.size(), 2u);
+  kill(client, SIGKILL);
+  waitpid(client, nullptr, 0);
+  for (int i = 0; i < 300 && pids.size() > 1; ++i) {
+    pids = inspect(name)["pids"].get<std::vector<int>>();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(pids.size(), 1u) << "the command outlived its SIGKILL'd client";
+}
+
+}  // namespace
+}  // namespace corral::test
