@@ -17,6 +17,12 @@ int main(int argc, char** argv) {
   corral::cli::add_policy_verb(app, action);
   corral::cli::add_doctor_verb(app, action);
   corral::cli::add_gc_verb(app, action);
+  corral::cli::add_diff_verb(app, action);
+  corral::cli::add_checkpoint_verb(app, action);
+  corral::cli::add_rollback_verb(app, action);
+  corral::cli::add_checkpoints_verb(app, action);
+  corral::cli::add_fork_verb(app, action);
+  corral::cli::add_apply_verb(app, action);
 
   try {
     app.parse(argc, argv);

@@ -8,12 +8,14 @@
 #include <fmt/format.h>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "cli/exit_status.hpp"
 #include "cli/policy_flags.hpp"
 #include "cli/verbs.hpp"
 #include "common/atomic_file.hpp"
 #include "enforce/run.hpp"
+#include "workspace/run_layer.hpp"
 
 namespace corral::cli {
 namespace {
@@ -84,8 +86,31 @@ int run_command(const RunOptions& opts) {
   req.stdio = count_output ? StdioMode::pipe : StdioMode::inherit;
   req.inherit_stdin = true;
 
+  // A copy-on-write workspace gets its layer now; what the command wrote is read from it
+  // after the sandbox is gone (the lock is held until then: init inherits it).
+  std::optional<workspace::RunLayer> layer;
+  if (req.policy.workspace_cow) {
+    auto prepared = workspace::prepare_run_layer(req.policy.workspace, req.id);
+    if (!prepared) return fail(prepared.error());
+    layer = std::move(*prepared);
+    req.workspace_layer = layer->layer.dir;
+  }
+  auto finish_layer = [&](RunRecord& rec) {
+    if (!layer) return;
+    auto kept = workspace::finish_run_layer(*layer, rec);
+    if (!kept)
+      print_error(kept.error());
+    else if (!kept->empty() && !opts.quiet)
+      fmt::print(stderr, "corral: {} change(s) to {} kept in {} (corral diff --layer {}; corral "
+                 "apply --layer {})\n", rec.writes.size(), layer->layer.base.lower, *kept, *kept, *kept);
+    layer.reset();
+  };
+
   auto exe = start_run(std::move(req));
-  if (!exe) return fail(exe.error());
+  if (!exe) {
+    finish_layer(failed);
+    return fail(exe.error());
+  }
   Execution::WaitOptions wopts;
   wopts.signal_fd = sigfd.get();
   if (count_output) {
@@ -93,7 +118,12 @@ int run_command(const RunOptions& opts) {
     wopts.on_stderr = [](const char* p, size_t n) { write_all(2, p, n); };
   }
   auto rec = (*exe)->wait(wopts);
-  if (!rec) return fail(rec.error());
+  exe->reset();  // the sandbox (and with it the overlay) is gone
+  if (!rec) {
+    finish_layer(failed);
+    return fail(rec.error());
+  }
+  finish_layer(*rec);
 
   if (rec->error) fmt::print(stderr, "corral: {}\n", *rec->error);
   if (!rec->violations.empty() && !opts.quiet) {

@@ -14,5 +14,11 @@ void add_run_verb(CLI::App& app, VerbAction& action);
 void add_policy_verb(CLI::App& app, VerbAction& action);
 void add_doctor_verb(CLI::App& app, VerbAction& action);
 void add_gc_verb(CLI::App& app, VerbAction& action);
+void add_diff_verb(CLI::App& app, VerbAction& action);
+void add_checkpoint_verb(CLI::App& app, VerbAction& action);
+void add_rollback_verb(CLI::App& app, VerbAction& action);
+void add_checkpoints_verb(CLI::App& app, VerbAction& action);
+void add_fork_verb(CLI::App& app, VerbAction& action);
+void add_apply_verb(CLI::App& app, VerbAction& action);
 
 }  // namespace corral::cli

@@ -11,6 +11,8 @@ const char* errc_name(Errc code) {
     case Errc::not_found: return "not_found";
     case Errc::io_error: return "io_error";
     case Errc::internal: return "internal";
+    case Errc::busy: return "busy";
+    case Errc::conflict: return "conflict";
   }
   return "internal";
 }

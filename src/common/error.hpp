@@ -14,6 +14,8 @@ enum class Errc {
   not_found,        // a file, sandbox or command that was named does not exist
   io_error,         // reading or writing corral's own files failed
   internal,         // a bug in corral
+  busy,             // the thing is in use (e.g. a running sandbox's layer): stop it first
+  conflict,         // the host changed underneath (e.g. apply over a host-side edit)
 };
 
 const char* errc_name(Errc code);

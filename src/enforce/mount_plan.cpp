@@ -19,6 +19,7 @@ const char* mount_op_kind_name(MountOpKind kind) {
     case MountOpKind::deny_dir: return "deny-dir";
     case MountOpKind::deny_file: return "deny-file";
     case MountOpKind::readonly_self: return "readonly-self";
+    case MountOpKind::overlay: return "overlay";
   }
   return "?";
 }
@@ -106,6 +107,13 @@ MountPlan build_mount_plan(const EffectivePolicy& policy, const MountPlanOptions
     return a.precedence < b.precedence;
   });
   for (auto& u : user) {
+    if (u.op.kind == MountOpKind::bind_rw && u.op.target == policy.workspace &&
+        policy.workspace_cow && !options.workspace_layer.empty()) {
+      u.op.kind = MountOpKind::overlay;
+      u.op.upper = options.workspace_layer + "/upper";
+      u.op.work = options.workspace_layer + "/work";
+      u.op.reason = "workspace, copy-on-write";
+    }
     if (u.op.kind == MountOpKind::deny_dir) plan.remount_readonly_last.push_back(u.op.target);
     add(std::move(u.op));
   }
