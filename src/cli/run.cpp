@@ -24,6 +24,7 @@ struct RunOptions {
   PolicyFlags policy;
   std::string id;
   std::string record_path;
+  std::string layer_dir;
   bool quiet = false;
   std::vector<std::string> command;
 };
@@ -90,10 +91,17 @@ int run_command(const RunOptions& opts) {
   // after the sandbox is gone (the lock is held until then: init inherits it).
   std::optional<workspace::RunLayer> layer;
   if (req.policy.workspace_cow) {
-    auto prepared = workspace::prepare_run_layer(req.policy.workspace, req.id);
+    std::string layer_dir = opts.layer_dir;
+    if (!layer_dir.empty() && layer_dir[0] != '/') layer_dir = req.cwd + "/" + layer_dir;
+    auto prepared = workspace::prepare_run_layer(req.policy.workspace, req.id, layer_dir);
     if (!prepared) return fail(prepared.error());
     layer = std::move(*prepared);
     req.workspace_layer = layer->layer.dir;
+  }
+  if (!layer && !opts.layer_dir.empty()) {
+    Error e = make_error(Errc::invalid_input, "needs a copy-on-write workspace (--workspace PATH:cow)");
+    e.key = "--layer";
+    return fail(e);
   }
   auto finish_layer = [&](RunRecord& rec) {
     if (!layer) return;
@@ -155,6 +163,9 @@ void add_run_verb(CLI::App& app, VerbAction& action) {
   add_policy_flags(sub, opts->policy);
   sub->add_option("--id", opts->id, "Correlation id for this run (default: a fresh one)");
   sub->add_option("--record", opts->record_path, "Write the run record (JSON) to FILE");
+  sub->add_option("--layer", opts->layer_dir,
+                  "With --workspace PATH:cow: keep the changes in layer DIR (continued if it "
+                  "exists) instead of $CORRAL_HOME/runs/ID/workspace");
   sub->add_flag("-q,--quiet", opts->quiet, "Print nothing of corral's own after the command");
   sub->add_option("command", opts->command, "The command and its arguments, after --")
       ->required();

@@ -46,6 +46,7 @@ nlohmann::ordered_json record_to_json(const RunRecord& r) {
                           {"detail", v.detail}});
   j["violations"] = violations;
   j["writes"] = r.writes;
+  j["writes_exact"] = r.writes_exact;
   if (r.workspace) j["workspace"] = *r.workspace;
   j["error"] = r.error ? nlohmann::ordered_json(*r.error) : nullptr;
   j["not_enforced"] = r.not_enforced;

@@ -142,6 +142,9 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   rec.policy_hash = policy_hash(request.policy);
   // Refusals corral cannot see yet (seccomp and limit violations are recorded).
   rec.not_observed = {"filesystem", "network"};
+  if (!request.policy.workspace_cow)
+    rec.not_observed.push_back("writes: not recorded for a plain writable workspace "
+                               "(writes_exact is false); --workspace PATH:cow lists them exactly");
   for (const auto& p : unprotected_write_deny(request.policy))
     rec.not_enforced.push_back("filesystem.write_deny " + p +
                                ": does not exist yet, so no mount protects it if created");

@@ -142,6 +142,9 @@ Result<Layer> open_layer(const std::string& dir) {
 Result<LayerLock> lock_layer(const Layer& layer) {
   LayerLock lock;
   lock.fd.reset(open(layer.lock_path().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  // flock works on a read-only fd too (a layer seen through a read-only mount).
+  if (!lock.fd.valid() && (errno == EROFS || errno == EACCES))
+    lock.fd.reset(open(layer.lock_path().c_str(), O_RDONLY | O_CLOEXEC));
   if (!lock.fd.valid())
     return layer_error(Errc::io_error, layer.lock_path(), std::string("cannot open: ") + std::strerror(errno));
   if (flock(lock.fd.get(), LOCK_EX | LOCK_NB) != 0) {

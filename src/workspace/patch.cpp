@@ -70,10 +70,12 @@ Result<std::string> unified_patch(const Layer& layer, const std::vector<Change>&
   for (const auto& c : changes) {
     const std::string lower = layer.base.lower + "/" + c.path, upper = layer.upper() + "/" + c.path;
     if (c.type == EntryType::dir) continue;
+    // git's notation: the file type bits with the permissions.
+    const unsigned type_bits = c.type == EntryType::symlink ? 0120000 : 0100000;
     out += fmt::format("diff --corral a/{0} b/{0}\n", c.path);
-    if (c.kind == ChangeKind::added) out += fmt::format("new file mode {:06o}\n", c.mode);
-    if (c.kind == ChangeKind::deleted) out += fmt::format("deleted file mode {:06o}\n", c.mode);
-    if (c.mode_from) out += fmt::format("old mode {:06o}\nnew mode {:06o}\n", *c.mode_from, c.mode);
+    if (c.kind == ChangeKind::added) out += fmt::format("new file mode {:06o}\n", type_bits | c.mode);
+    if (c.kind == ChangeKind::deleted) out += fmt::format("deleted file mode {:06o}\n", type_bits | c.mode);
+    if (c.mode_from) out += fmt::format("old mode {:06o}\nnew mode {:06o}\n", type_bits | *c.mode_from, type_bits | c.mode);
     if (c.type == EntryType::symlink) {
       if (c.kind != ChangeKind::added) out += fmt::format("-> {}\n", c.kind == ChangeKind::deleted ? c.target : c.target_from);
       if (c.kind != ChangeKind::deleted) out += fmt::format("+> {}\n", c.target);

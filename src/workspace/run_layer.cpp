@@ -3,7 +3,10 @@
 
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <cstdlib>
+#include <optional>
 
 #include "workspace/diff.hpp"
 #include "workspace/tree.hpp"
@@ -20,13 +23,30 @@ std::string state_home() {
   return std::string(home && *home ? home : "/tmp") + "/.local/share/corral";
 }
 
-Result<RunLayer> prepare_run_layer(const std::string& lower, const std::string& run_id) {
-  if (auto r = validate_tag(run_id, "run id"); !r) return std::move(r).error();
-  auto layer = create_layer(state_home() + "/runs/" + run_id + "/workspace", lower);
-  if (!layer) return std::move(layer).error();
+Result<RunLayer> prepare_run_layer(const std::string& lower, const std::string& run_id,
+                                   const std::string& layer_dir) {
+  std::optional<Layer> layer;
+  struct stat st;
+  if (!layer_dir.empty() && stat(layer_dir.c_str(), &st) == 0) {
+    auto existing = open_layer(layer_dir);
+    if (!existing) return std::move(existing).error();
+    if (existing->base.lower != lower) {
+      Error e = make_error(Errc::invalid_input, "this layer covers " + existing->base.lower +
+                           ", not the workspace " + lower);
+      e.key = "--layer";
+      return e;
+    }
+    layer = std::move(*existing);
+  } else {
+    if (layer_dir.empty())
+      if (auto r = validate_tag(run_id, "run id"); !r) return std::move(r).error();
+    auto made = create_layer(layer_dir.empty() ? state_home() + "/runs/" + run_id + "/workspace" : layer_dir, lower);
+    if (!made) return std::move(made).error();
+    layer = std::move(*made);
+  }
   auto lock = lock_layer(*layer);
   if (!lock) return std::move(lock).error();
-  return RunLayer{std::move(*layer), std::move(*lock)};
+  return RunLayer{std::move(*layer), std::move(*lock), !layer_dir.empty()};
 }
 
 Result<std::string> finish_run_layer(RunLayer& run, RunRecord& record) {
@@ -39,11 +59,12 @@ Result<std::string> finish_run_layer(RunLayer& run, RunRecord& record) {
     record.writes.push_back(run.layer.base.lower + "/" + c.path);
     list.push_back(change_to_json(c));
   }
-  const bool keep = !changes->empty();
+  const bool keep = run.named || !changes->empty();
   ws["layer"] = keep ? nlohmann::ordered_json(run.layer.dir) : nullptr;
   ws["kept"] = keep;
   ws["changes"] = list;
   record.workspace = std::move(ws);
+  record.writes_exact = true;
   run.lock.fd.reset();
   if (keep) return run.layer.dir;
   std::string run_dir = run.layer.dir.substr(0, run.layer.dir.rfind('/'));

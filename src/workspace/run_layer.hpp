@@ -19,14 +19,17 @@ std::string state_home();
 struct RunLayer {
   Layer layer;
   LayerLock lock;
+  bool named = false;  // the caller chose the layer (--layer): always kept
 };
 
-// Creates and locks runs/RUN_ID/workspace over `lower`.
-Result<RunLayer> prepare_run_layer(const std::string& lower, const std::string& run_id);
+// Creates and locks runs/RUN_ID/workspace over `lower`; or, with `layer_dir`, continues that
+// layer (its lower must be `lower`) or creates it there.
+Result<RunLayer> prepare_run_layer(const std::string& lower, const std::string& run_id,
+                                   const std::string& layer_dir = "");
 
 // After the sandbox is gone: fills record.writes (absolute paths) and record.workspace (mode,
-// layer, kept, changes), then keeps the layer when it holds changes or removes the run's
-// directory when it holds none. Returns the kept layer's directory, empty when removed.
+// layer, kept, changes), then keeps the layer when it holds changes (or was named) or removes
+// the run's directory when it holds none. Returns the kept layer's directory, empty when removed.
 Result<std::string> finish_run_layer(RunLayer& run_layer, RunRecord& record);
 
 }  // namespace corral::workspace

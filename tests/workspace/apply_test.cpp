@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "workspace/layer_fixture.hpp"
+#include "layer_fixture.hpp"
 #include "workspace/lower_head.hpp"
 
 namespace corral::workspace {

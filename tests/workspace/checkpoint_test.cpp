@@ -7,7 +7,7 @@
 #include <sys/xattr.h>
 
 #include "workspace/diff.hpp"
-#include "workspace/layer_fixture.hpp"
+#include "layer_fixture.hpp"
 
 namespace corral::workspace {
 namespace {
@@ -35,7 +35,7 @@ TEST(WorkspaceCheckpoint, RollbackRestoresExactlyIncludingDeletions) {
   f.dir(u + "/d");
   f.opaque(u + "/d");
   const std::string at_cp = diff_lines(layer);
-  ASSERT_EQ(at_cp, "A  new\nD  d/x\nD  keep\n");
+  ASSERT_EQ(at_cp, "D  d/x\nD  keep\nA  new\n");
 
   auto info = create_checkpoint(layer, "cp1");
   ASSERT_TRUE(info.ok()) << info.error().describe();

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 
-#include "workspace/layer_fixture.hpp"
+#include "layer_fixture.hpp"
 
 namespace corral::workspace {
 namespace {
