@@ -41,7 +41,7 @@ class ConflictFinder {
   bool changed(const std::string& rel, const struct stat& st) const {
     auto it = layer_.base.applied.find(rel);
     if (it != layer_.base.applied.end() && it->second == ctime_ns(st)) return false;
-    return ctime_ns(st) >= layer_.base.created_ns;
+    return ctime_ns(st) > layer_.base.created_ns;
   }
 
   void check_tree(const std::string& rel) {

@@ -2,12 +2,12 @@
 // since the layer was created.
 //
 // What is detected, exactly: the kernel sets a file's ctime on every change of its content,
-// mode, owner or links, and user space cannot set it back; the layer records the coarse
-// realtime clock (the one ctime is stamped from) at its first tick after creation. So a host
-// path whose ctime is at or after that stamp changed since (or raced with creation inside
-// that last tick: a refusal, never a missed change). A deleted directory's whole host subtree is checked. A file the sandbox
-// copied up (overlayfs marks it with an origin xattr) that is gone from the host was deleted
-// there. Not detected: changes made while the system clock was set back.
+// mode, owner or links, user space cannot set it back, and ctimes are ordered across files. A
+// layer's creation stamp is the ctime of a file it made, taken so that host changes before it
+// have ctime <= stamp and changes after have ctime > stamp (layer.cpp). So a host path with a
+// ctime past the stamp changed since. A deleted directory's whole host subtree is checked. A
+// file the sandbox copied up (overlayfs marks it with an origin xattr) that is gone from the
+// host was deleted there. Not detected: changes made while the system clock was set back.
 #pragma once
 
 #include <string>

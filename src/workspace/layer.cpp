@@ -43,20 +43,22 @@ std::int64_t coarse_now_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-// The first value of the coarse clock after now. Every change made before this returns has a
-// ctime at or below it only if it raced with the tick; every change after has a ctime at or
-// above it. Costs at most one tick (clock_getres: 1 to 4 ms).
-std::int64_t next_coarse_tick_ns() {
-  timespec res{0, 1000000};
-  clock_getres(CLOCK_REALTIME_COARSE, &res);
-  long step = std::max(50000L, std::min(res.tv_nsec / 8, 500000L));
-  const std::int64_t start = coarse_now_ns();
-  for (;;) {
-    std::int64_t t = coarse_now_ns();
-    if (t != start) return t;
-    timespec nap{0, step};
+// The layer's start as the filesystem sees time: the ctime of a file made now. Kernels order
+// ctimes (multigrain timestamps keep them monotonic across files), so every host change made
+// before has ctime <= it. Then wait until the coarse clock, the least any later change can be
+// stamped with, has passed it: every change from now on has ctime > it. Costs one or two clock
+// ticks (1 to 8 ms).
+Result<std::int64_t> stamp_start(const std::string& marker) {
+  UniqueFd fd(open(marker.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  struct stat st;
+  if (!fd.valid() || fstat(fd.get(), &st) != 0)
+    return layer_error(Errc::io_error, marker, std::string("cannot create: ") + std::strerror(errno));
+  const std::int64_t stamp = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+  for (int i = 0; i < 400 && coarse_now_ns() <= stamp; ++i) {
+    timespec nap{0, 250000};
     nanosleep(&nap, nullptr);
   }
+  return stamp;
 }
 
 }  // namespace
@@ -97,8 +99,10 @@ Result<Layer> create_layer(const std::string& dir, const std::string& lower) {
     return layer_error(Errc::io_error, dir, std::string("cannot create: ") + std::strerror(errno));
   Layer layer;
   layer.dir = dir;
-  // Stamped before anything is read: a host change from now on has ctime >= created_ns.
-  layer.base.created_ns = next_coarse_tick_ns();
+  // Stamped before anything is read: a host change from now on has ctime > created_ns.
+  auto stamp = stamp_start(dir + "/created");
+  if (!stamp) return std::move(stamp).error();
+  layer.base.created_ns = *stamp;
   layer.base.created = now_rfc3339();
   layer.base.lower = lower;
   layer.base.git_head = read_git_head(lower);

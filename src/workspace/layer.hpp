@@ -18,8 +18,8 @@ namespace corral::workspace {
 struct LayerBase {
   std::string lower;                      // absolute host directory the layer covers
   std::string created;                    // RFC 3339, for people
-  // CLOCK_REALTIME_COARSE at creation, in ns. The kernel stamps ctime from the same coarse
-  // clock, so any host-side change after creation has ctime >= created_ns (apply.cpp).
+  // The ctime of L/created, in ns: host changes before the layer's creation have ctime <= it,
+  // changes after have ctime > it (layer.cpp: stamp_start; apply.cpp).
   std::int64_t created_ns = 0;
   std::optional<std::string> git_head;    // the lower's HEAD commit at creation, if a git repo
   std::optional<std::string> forked_from; // the layer this one was forked from
