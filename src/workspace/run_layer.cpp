@@ -25,6 +25,15 @@ std::string state_home() {
 
 Result<RunLayer> prepare_run_layer(const std::string& lower, const std::string& run_id,
                                    const std::string& layer_dir) {
+  // overlayfs refuses an upper inside its lower (ELOOP); say why before trying.
+  const std::string where = layer_dir.empty() ? state_home() : layer_dir;
+  if (where == lower || where.rfind(lower == "/" ? lower : lower + "/", 0) == 0) {
+    Error e = make_error(Errc::invalid_input,
+                         "the layer would live at " + where + ", inside the copy-on-write workspace " +
+                             lower + "; set CORRAL_HOME (or --layer DIR) to a directory outside it");
+    e.key = "--workspace";
+    return e;
+  }
   std::optional<Layer> layer;
   struct stat st;
   if (!layer_dir.empty() && stat(layer_dir.c_str(), &st) == 0) {

@@ -259,6 +259,9 @@ TEST_F(CowTest, BadInputGivesItsMessage) {
   EXPECT_EQ(layer_without_cow.exit_code, 125);
   EXPECT_NE(layer_without_cow.err.find("--layer: needs a copy-on-write workspace"), std::string::npos)
       << layer_without_cow.err;
+  auto inside = corral({"run", "--workspace", ws + ":cow", "--layer", ws + "/layer", "--", "true"});
+  EXPECT_EQ(inside.exit_code, 125);
+  EXPECT_NE(inside.err.find("inside the copy-on-write workspace"), std::string::npos) << inside.err;
   std::filesystem::create_directories(dir.file("other"));
   auto wrong_lower = corral({"run", "--workspace", dir.file("other") + ":cow", "--layer", layer, "--", "true"});
   EXPECT_EQ(wrong_lower.exit_code, 125);
