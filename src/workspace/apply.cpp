@@ -75,6 +75,7 @@ class ConflictFinder {
     switch (c.kind) {
       case ChangeKind::deleted:
         check_tree(c.path);
+        replaced_.insert(c.path);  // a type change: its addition follows, sorted after it
         break;
       case ChangeKind::modified:
         if (!on_host) found.push_back(c.path);
@@ -84,7 +85,7 @@ class ConflictFinder {
         } else if (changed(c.path, st)) found.push_back(c.path);
         break;
       case ChangeKind::added:
-        if (on_host) found.push_back(c.path);  // appeared on the host since the diff
+        if (on_host && !replaced_.count(c.path)) found.push_back(c.path);  // appeared since the diff
         else if (has_origin(layer_.upper() + "/" + c.path)) found.push_back(c.path);
         break;
     }
@@ -94,6 +95,7 @@ class ConflictFinder {
 
  private:
   const Layer& layer_;
+  std::set<std::string> replaced_;
 };
 
 std::string relative_path(const Layer& layer, std::string p) {

@@ -21,6 +21,7 @@ TEST(WorkspaceApply, CopiesEveryKindOfChangeToTheHost) {
   f.dir(f.lower + "/gonedir");
   f.write(f.lower + "/gonedir/y", "y\n");
   f.link("a", f.lower + "/link");
+  f.write(f.lower + "/file-to-dir", "f\n");
   auto layer = f.make_layer();
   const std::string u = layer.upper();
   f.copy_up(f.lower + "/edit", u + "/edit");
@@ -32,10 +33,14 @@ TEST(WorkspaceApply, CopiesEveryKindOfChangeToTheHost) {
   f.link("b", u + "/link");
   f.dir(u + "/newdir");
   f.write(u + "/newdir/file", "fresh\n", 0600);
+  f.dir(u + "/file-to-dir");  // rm file-to-dir; mkdir file-to-dir; touch file-to-dir/in
+  f.opaque(u + "/file-to-dir");
+  f.write(u + "/file-to-dir/in", "in\n");
 
   auto applied = apply_layer(layer, {});
   ASSERT_TRUE(applied.ok()) << applied.error().describe();
-  EXPECT_EQ(applied->size(), 7u);
+  EXPECT_EQ(applied->size(), 10u);
+  EXPECT_EQ(LayerFixture::read(f.lower + "/file-to-dir/in"), "in\n");
   EXPECT_EQ(LayerFixture::read(f.lower + "/edit"), "new\n");
   struct stat st;
   ASSERT_EQ(stat((f.lower + "/script").c_str(), &st), 0);
