@@ -24,6 +24,12 @@ int main(int argc, char** argv) {
                    corral::cli::add_stop_verb, corral::cli::add_start_verb,
                    corral::cli::add_rm_verb, corral::cli::add_update_verb})
     add(app, action);
+  corral::cli::add_diff_verb(app, action);
+  corral::cli::add_checkpoint_verb(app, action);
+  corral::cli::add_rollback_verb(app, action);
+  corral::cli::add_checkpoints_verb(app, action);
+  corral::cli::add_fork_verb(app, action);
+  corral::cli::add_apply_verb(app, action);
 
   try {
     app.parse(argc, argv);

@@ -8,12 +8,14 @@
 #include <fmt/format.h>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "cli/exit_status.hpp"
 #include "cli/policy_flags.hpp"
 #include "cli/verbs.hpp"
 #include "common/atomic_file.hpp"
 #include "enforce/run.hpp"
+#include "workspace/run_layer.hpp"
 
 namespace corral::cli {
 namespace {
@@ -22,6 +24,7 @@ struct RunOptions {
   PolicyFlags policy;
   std::string id;
   std::string record_path;
+  std::string layer_dir;
   bool quiet = false;
   std::vector<std::string> command;
 };
@@ -84,8 +87,38 @@ int run_command(const RunOptions& opts) {
   req.stdio = count_output ? StdioMode::pipe : StdioMode::inherit;
   req.inherit_stdin = true;
 
+  // A copy-on-write workspace gets its layer now; what the command wrote is read from it
+  // after the sandbox is gone (the lock is held until then: init inherits it).
+  std::optional<workspace::RunLayer> layer;
+  if (req.policy.workspace_cow) {
+    std::string layer_dir = opts.layer_dir;
+    if (!layer_dir.empty() && layer_dir[0] != '/') layer_dir = req.cwd + "/" + layer_dir;
+    auto prepared = workspace::prepare_run_layer(req.policy.workspace, req.id, layer_dir);
+    if (!prepared) return fail(prepared.error());
+    layer = std::move(*prepared);
+    req.workspace_layer = layer->layer.dir;
+  }
+  if (!layer && !opts.layer_dir.empty()) {
+    Error e = make_error(Errc::invalid_input, "needs a copy-on-write workspace (--workspace PATH:cow)");
+    e.key = "--layer";
+    return fail(e);
+  }
+  auto finish_layer = [&](RunRecord& rec) {
+    if (!layer) return;
+    auto kept = workspace::finish_run_layer(*layer, rec);
+    if (!kept)
+      print_error(kept.error());
+    else if (!kept->empty() && !opts.quiet)
+      fmt::print(stderr, "corral: {} change(s) to {} kept in {} (corral diff --layer {}; corral "
+                 "apply --layer {})\n", rec.writes.size(), layer->layer.base.lower, *kept, *kept, *kept);
+    layer.reset();
+  };
+
   auto exe = start_run(std::move(req));
-  if (!exe) return fail(exe.error());
+  if (!exe) {
+    finish_layer(failed);
+    return fail(exe.error());
+  }
   Execution::WaitOptions wopts;
   wopts.signal_fd = sigfd.get();
   if (count_output) {
@@ -93,7 +126,12 @@ int run_command(const RunOptions& opts) {
     wopts.on_stderr = [](const char* p, size_t n) { write_all(2, p, n); };
   }
   auto rec = (*exe)->wait(wopts);
-  if (!rec) return fail(rec.error());
+  exe->reset();  // the sandbox (and with it the overlay) is gone
+  if (!rec) {
+    finish_layer(failed);
+    return fail(rec.error());
+  }
+  finish_layer(*rec);
 
   if (rec->error) fmt::print(stderr, "corral: {}\n", *rec->error);
   if (!rec->violations.empty() && !opts.quiet) {
@@ -125,6 +163,9 @@ void add_run_verb(CLI::App& app, VerbAction& action) {
   add_policy_flags(sub, opts->policy);
   sub->add_option("--id", opts->id, "Correlation id for this run (default: a fresh one)");
   sub->add_option("--record", opts->record_path, "Write the run record (JSON) to FILE");
+  sub->add_option("--layer", opts->layer_dir,
+                  "With --workspace PATH:cow: keep the changes in layer DIR (continued if it "
+                  "exists) instead of $CORRAL_HOME/runs/ID/workspace");
   sub->add_flag("-q,--quiet", opts->quiet, "Print nothing of corral's own after the command");
   sub->add_option("command", opts->command, "The command and its arguments, after --")
       ->required();

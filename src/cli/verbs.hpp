@@ -27,5 +27,11 @@ void add_stop_verb(CLI::App& app, VerbAction& action);
 void add_start_verb(CLI::App& app, VerbAction& action);
 void add_rm_verb(CLI::App& app, VerbAction& action);
 void add_update_verb(CLI::App& app, VerbAction& action);
+void add_diff_verb(CLI::App& app, VerbAction& action);
+void add_checkpoint_verb(CLI::App& app, VerbAction& action);
+void add_rollback_verb(CLI::App& app, VerbAction& action);
+void add_checkpoints_verb(CLI::App& app, VerbAction& action);
+void add_fork_verb(CLI::App& app, VerbAction& action);
+void add_apply_verb(CLI::App& app, VerbAction& action);
 
 }  // namespace corral::cli

@@ -15,6 +15,8 @@ const char* errc_name(Errc code) {
     case Errc::not_running: return "not_running";
     case Errc::path_not_mounted: return "path_not_mounted";
     case Errc::could_not_start: return "could_not_start";
+    case Errc::busy: return "busy";
+    case Errc::conflict: return "conflict";
   }
   return "internal";
 }

@@ -19,6 +19,8 @@ enum class Errc {
   not_running,      // the sandbox is not in the state the verb needs (stopped, failed, running)
   path_not_mounted, // a path a command needs is outside every workspace of the sandbox
   could_not_start,  // the sandbox or the command in it could not be started
+  busy,             // the thing is in use (e.g. a running sandbox's layer): stop it first
+  conflict,         // the host changed underneath (e.g. apply over a host-side edit)
 };
 
 const char* errc_name(Errc code);

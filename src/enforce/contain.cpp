@@ -24,6 +24,7 @@
 #include "linux/seccomp.hpp"
 #include "linux/mount.hpp"
 #include "linux/netdev.hpp"
+#include "linux/overlay.hpp"
 
 namespace corral {
 namespace {
@@ -128,6 +129,7 @@ int apply_op(const ChildConfig& c, size_t i) {
       return make_dev(target);
     case MountOpKind::bind_rw:
     case MountOpKind::bind_ro:
+    case MountOpKind::overlay:
       if (int e = mnt::ensure_mountpoint(target, op.is_dir)) return e;
       return mnt::attach_tree(c.source_fds[i], target);
     case MountOpKind::deny_dir:
@@ -165,6 +167,13 @@ void build_root(ChildConfig& c) {
   // Clone every bind source first, while the host's view (including its /tmp) is still visible.
   for (size_t i = 0; i < c.plan.ops.size(); ++i) {
     const MountOp& op = c.plan.ops[i];
+    if (op.kind == MountOpKind::overlay) {
+      // Its layers are resolved now, in the host's view; the mount is attached in place later.
+      int fd = mnt::overlay_detached(op.source.c_str(), op.upper.c_str(), op.work.c_str());
+      if (fd < 0) fail(c, SetupStep::clone_sources, -fd, static_cast<std::uint32_t>(i));
+      c.source_fds[i] = fd;
+      continue;
+    }
     bool is_bind = op.kind == MountOpKind::root_readonly || op.kind == MountOpKind::bind_rw ||
                    op.kind == MountOpKind::bind_ro;
     if (!is_bind) continue;

@@ -20,6 +20,7 @@ const char* mount_op_kind_name(MountOpKind kind) {
     case MountOpKind::deny_file: return "deny-file";
     case MountOpKind::readonly_self: return "readonly-self";
     case MountOpKind::file_content: return "file-content";
+    case MountOpKind::overlay: return "overlay";
   }
   return "?";
 }
@@ -107,6 +108,13 @@ MountPlan build_mount_plan(const EffectivePolicy& policy, const MountPlanOptions
     return a.precedence < b.precedence;
   });
   for (auto& u : user) {
+    if (u.op.kind == MountOpKind::bind_rw && u.op.target == policy.workspace &&
+        policy.workspace_cow && !options.workspace_layer.empty()) {
+      u.op.kind = MountOpKind::overlay;
+      u.op.upper = options.workspace_layer + "/upper";
+      u.op.work = options.workspace_layer + "/work";
+      u.op.reason = "workspace, copy-on-write";
+    }
     if (u.op.kind == MountOpKind::deny_dir) plan.remount_readonly_last.push_back(u.op.target);
     add(std::move(u.op));
   }

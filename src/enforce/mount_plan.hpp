@@ -21,6 +21,7 @@ enum class MountOpKind {
   deny_file,      // an empty mode-000 file bound read-only over a file
   readonly_self,  // `target` (already visible) re-bound onto itself read-only
   file_content,   // a read-only file holding `source` (text) bound over `target`
+  overlay,        // host `source` seen through overlayfs at `target`; writes land in `upper`
 };
 
 const char* mount_op_kind_name(MountOpKind kind);
@@ -33,10 +34,15 @@ struct MountOp {
   unsigned mode = 0;     // tmpfs / deny_dir root mode
   bool optional = false; // skip silently when the target does not exist (e.g. /proc/bus)
   std::string reason;    // why this mount exists, for `policy show` and errors
+  std::string upper;     // overlay only: the layer's upper and work directories
+  std::string work;
 };
 
 struct MountPlanOptions {
   bool private_network = true;  // fresh sysfs only works in a network namespace we own
+  // A copy-on-write workspace's layer directory (workspace/layer.hpp): the workspace becomes
+  // an overlay with LAYER/upper and LAYER/work instead of a writable bind.
+  std::string workspace_layer;
 };
 
 struct MountPlan {

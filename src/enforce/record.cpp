@@ -52,6 +52,8 @@ nlohmann::ordered_json record_to_json(const RunRecord& r) {
   }
   j["violations"] = violations;
   j["writes"] = r.writes;
+  j["writes_exact"] = r.writes_exact;
+  if (r.workspace) j["workspace"] = *r.workspace;
   j["error"] = r.error ? nlohmann::ordered_json(*r.error) : nullptr;
   j["not_enforced"] = r.not_enforced;
   j["not_observed"] = r.not_observed;

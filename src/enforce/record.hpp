@@ -34,6 +34,12 @@ struct RunRecord {
   std::string policy_hash;
   std::vector<Violation> violations;
   std::vector<std::string> writes;
+  // Whether `writes` is the exact list: true for a copy-on-write workspace (read from its
+  // layer); false otherwise (writes to a plain writable workspace are not observed yet).
+  bool writes_exact = false;
+  // Copy-on-write workspaces only: {"mode": "cow", "layer", "kept", "changes": [...]}, the
+  // changes with kind/type/size/mode as `corral diff --json` prints them. Absent otherwise.
+  std::optional<nlohmann::ordered_json> workspace;
   std::optional<std::string> error;   // why the command did not run (126/127/125)
   std::vector<std::string> not_enforced;  // parts of the policy this kernel could not enforce
   std::vector<std::string> not_observed;  // kinds of violation this build cannot observe yet

@@ -39,10 +39,11 @@ std::string relative_to_root(const std::string& path) {
 }
 
 // Refuses what this build cannot enforce yet, rather than pretending to.
-Result<void> check_enforceable(const EffectivePolicy& policy) {
+Result<void> check_enforceable(const EffectivePolicy& policy, const std::string& layer) {
   std::vector<std::string> missing;
-  if (policy.workspace_cow)
-    missing.push_back("a copy-on-write workspace (--workspace PATH:cow is not implemented yet)");
+  if (policy.workspace_cow && layer.empty())
+    missing.push_back("a copy-on-write workspace without a layer directory (set "
+                      "RunRequest::workspace_layer; see workspace/run_layer.hpp)");
   if (missing.empty()) return {};
   std::string msg = "this policy asks for what corral cannot enforce yet, so nothing was run:";
   for (const auto& m : missing) msg += "\n  - " + m;
@@ -128,7 +129,8 @@ std::string new_run_id() {
 
 Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   if (request.argv.empty()) return setup_error(Errc::invalid_input, "no command given");
-  if (auto r = check_enforceable(request.policy); !r) return std::move(r).error();
+  if (auto r = check_enforceable(request.policy, request.workspace_layer); !r)
+    return std::move(r).error();
   auto features = check_kernel(request.policy);
   if (!features) return std::move(features).error();
 
@@ -150,6 +152,9 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   }
   auto egress = prepare_egress(request.policy);
   if (!egress) return std::move(egress).error();
+  if (!request.policy.workspace_cow)
+    rec.not_observed.push_back("writes: not recorded for a plain writable workspace "
+                               "(writes_exact is false); --workspace PATH:cow lists them exactly");
   for (const auto& p : unprotected_write_deny(request.policy))
     rec.not_enforced.push_back("filesystem.write_deny " + p +
                                ": does not exist yet, so no mount protects it if created");
@@ -166,7 +171,8 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   cfg.uid = getuid();
   cfg.gid = getgid();
   cfg.private_network = request.policy.network.mode != NetMode::all;
-  cfg.plan = build_mount_plan(request.policy, MountPlanOptions{cfg.private_network});
+  cfg.plan = build_mount_plan(request.policy,
+                              MountPlanOptions{cfg.private_network, request.workspace_layer});
   cfg.landlock = landlock::build_ruleset(request.policy, features->landlock_abi);
   for (const auto& rule : cfg.landlock.rules) exe->landlock_paths_.push_back(rule.path);
   if (features->landlock_abi == 0)

@@ -35,6 +35,9 @@ struct RunRequest {
   StdioMode stdio = StdioMode::pipe;
   bool inherit_stdin = false;                    // pipe mode: keep the caller's stdin
   std::vector<std::string> host_env;             // the caller's environment; empty: ours
+  // policy.workspace_cow: the layer directory (workspace/layer.hpp) whose upper/ and work/
+  // the overlay uses. The caller creates it, holds its lock, and reads the changes afterwards.
+  std::string workspace_layer;
 };
 
 // A started run. Destroying it cancels the run if it is still going.
