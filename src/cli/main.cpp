@@ -8,6 +8,7 @@
 #include "cli/verbs.hpp"
 
 int main(int argc, char** argv) {
+  if (corral::cli::is_git_verb(argc, argv)) return corral::cli::exec_git_verb(argv);
   CLI::App app{"corral: run untrusted commands in policy-narrowed sandboxes", "corral"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "corral 0.1.0");
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   corral::cli::add_checkpoints_verb(app, action);
   corral::cli::add_fork_verb(app, action);
   corral::cli::add_apply_verb(app, action);
+  corral::cli::add_git_verbs_help(app);
 
   try {
     app.parse(argc, argv);

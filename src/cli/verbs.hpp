@@ -34,4 +34,9 @@ void add_checkpoints_verb(CLI::App& app, VerbAction& action);
 void add_fork_verb(CLI::App& app, VerbAction& action);
 void add_apply_verb(CLI::App& app, VerbAction& action);
 
+// commit / merge run in the `corral-git` binary (cli/git/): `corral` execs it.
+bool is_git_verb(int argc, char** argv);
+int exec_git_verb(char** argv);  // returns only when the exec failed
+void add_git_verbs_help(CLI::App& app);
+
 }  // namespace corral::cli
