@@ -39,6 +39,12 @@ Result<void> remove(const std::string& name, bool force);
 // home volume; running again afterwards if it was running.
 Result<State> update(const std::string& name, const EffectivePolicy& policy);
 
+// `corral fork NAME NEW`: a new sandbox NEW, stopped, with NAME's policy and workspaces, a copy
+// of its home volume and (with a copy-on-write workspace) a fork of its layer; the two diverge
+// from then on. NAME may be running: what its commands write during the copy may or may not be
+// in it (stop NAME first for an exact copy). Errc::already_exists when NEW exists.
+Result<State> fork_sandbox(const std::string& name, const std::string& new_name);
+
 struct Inspection {
   State state;                       // status is the live one
   std::vector<int> pids;             // host pids: the supervisor, then every process inside

@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <fmt/format.h>
 
 #include "enforce/child_config.hpp"
@@ -22,6 +23,7 @@
 #include "linux/process.hpp"
 #include "linux/seccomp.hpp"
 #include "sandbox/supervisor.hpp"
+#include "workspace/run_layer.hpp"
 
 namespace corral::sandbox {
 namespace {
@@ -80,8 +82,6 @@ struct SpawnReport {
 
 Result<void> check_persistent_policy(const EffectivePolicy& p) {
   std::vector<std::string> missing;
-  if (p.workspace_cow)
-    missing.push_back("a copy-on-write workspace (--workspace PATH:cow is not implemented yet)");
   if (p.network.mode == NetMode::allowlist)
     missing.push_back("network mode \"allowlist\" (use --net none or --net all)");
   if (p.limits.memory_bytes || p.limits.pids || p.limits.cpus)
@@ -112,7 +112,16 @@ Result<ProcessIdentity> spawn_supervisor(const SpawnRequest& req) {
   cfg.gid = getgid();
   cfg.hostname = req.name;
   cfg.private_network = req.policy.network.mode != NetMode::all;
-  cfg.plan = build_mount_plan(req.policy, MountPlanOptions{cfg.private_network});
+  // A copy-on-write workspace's layer is sandboxes/NAME/workspace: created on the first start,
+  // continued on every later one; the supervisor holds its lock for as long as it is mounted.
+  std::optional<workspace::RunLayer> layer;
+  if (req.policy.workspace_cow) {
+    auto made = workspace::prepare_run_layer(req.policy.workspace, req.name, req.paths.dir + "/workspace");
+    if (!made) return std::move(made).error();
+    layer = std::move(*made);
+  }
+  cfg.plan = build_mount_plan(req.policy,
+                              MountPlanOptions{cfg.private_network, layer ? layer->layer.dir : ""});
   if (!req.home.empty()) add_home_volume(cfg.plan, req.paths.home, req.home);
   cfg.landlock = landlock::build_ruleset(req.policy, features.landlock_abi);
   if (cfg.landlock.abi > 0 && !req.home.empty())
@@ -143,6 +152,7 @@ Result<ProcessIdentity> spawn_supervisor(const SpawnRequest& req) {
   ctx.listen_fd = listener->get();
   ctx.logs_dir_fd = logs.get();
   ctx.log_limit_bytes = req.log_limit_bytes;
+  if (layer) ctx.layer_lock_fd = layer->lock.fd.get();
   cfg.persistent_main = supervisor_main;
   cfg.persistent_context = &ctx;
   for (int& fd : cfg.stdio_fds) fd = devnull.get();

@@ -555,7 +555,8 @@ void supervisor_main(ChildConfig& c) {
     report_setup(c.ctl_fd, ChildMsgType::setup_failed, SetupStep::fork_command, errno);
     _exit(125);
   }
-  close_all_but({0, 1, 2, c.ctl_fd, ctx.listen_fd, ctx.logs_dir_fd, ruleset, sigfd});
+  close_all_but({0, 1, 2, c.ctl_fd, ctx.listen_fd, ctx.logs_dir_fd, ruleset, sigfd,
+                ctx.layer_lock_fd});
 
   Supervisor sup(c, ctx, ruleset, sigfd);
   report_setup(c.ctl_fd, ChildMsgType::ready, SetupStep::wait_parent, 0);

@@ -17,6 +17,7 @@ struct SupervisorContext {
   int listen_fd = -1;      // bound and listening before the clone
   int logs_dir_fd = -1;    // sandboxes/NAME/logs, opened before the clone (the host's view)
   std::uint64_t log_limit_bytes = 8u << 20;  // per stream: older output is dropped past this
+  int layer_lock_fd = -1;  // a copy-on-write workspace's layer lock, held while mounted (or -1)
 };
 
 // ChildConfig::persistent_main for persistent sandboxes. Never returns.
