@@ -55,4 +55,7 @@ Result<SignaturePtr> signature_for(git_repository* repo, const std::string& name
 
 std::string oid_hex(const git_oid* oid);
 
+// No staged, unstaged or untracked changes (ignored files do not count).
+Result<bool> worktree_clean(git_repository* repo);
+
 }  // namespace corral::git::detail

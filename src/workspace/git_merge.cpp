@@ -41,18 +41,6 @@ Result<Head> read_head(git_repository* repo) {
   return h;
 }
 
-Result<bool> worktree_clean(git_repository* repo) {
-  git_status_options opts = GIT_STATUS_OPTIONS_INIT;
-  opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
-  opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED;
-  git_status_list* raw = nullptr;
-  if (git_status_list_new(&raw, repo, &opts) < 0) {
-    return git_failure(Errc::io_error, "cannot read the status of " + workdir_of(repo));
-  }
-  StatusListPtr list(raw);
-  return git_status_list_entrycount(list.get()) == 0;
-}
-
 Result<std::vector<std::string>> conflicted_files(git_repository* repo) {
   git_index* raw = nullptr;
   if (git_repository_index(&raw, repo) < 0) {

@@ -22,15 +22,7 @@ Result<bool> is_git_repository(const std::string& path) {
 Result<bool> is_worktree_clean(const std::string& repo_path) {
   auto repo = open_worktree_repository(repo_path);
   if (!repo) return std::move(repo).error();
-  git_status_options opts = GIT_STATUS_OPTIONS_INIT;
-  opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
-  opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED;  // untracked files count as dirty
-  git_status_list* raw = nullptr;
-  if (git_status_list_new(&raw, repo->get(), &opts) < 0) {
-    return git_failure(Errc::io_error, "cannot read the status of " + repo_path);
-  }
-  StatusListPtr list(raw);
-  return git_status_list_entrycount(list.get()) == 0;
+  return worktree_clean(repo->get());
 }
 
 Result<std::string> head_commit(const std::string& repo_path) {

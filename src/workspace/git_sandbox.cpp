@@ -32,18 +32,6 @@ std::string generated_name(const std::string& prefix) {
   return prefix + "-" + stamp + "-" + suffix;
 }
 
-Result<bool> clean_in(git_repository* repo) {
-  git_status_options opts = GIT_STATUS_OPTIONS_INIT;
-  opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
-  opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED;
-  git_status_list* raw = nullptr;
-  if (git_status_list_new(&raw, repo, &opts) < 0) {
-    return git_failure(Errc::io_error, "cannot read the status of " + workdir_of(repo));
-  }
-  StatusListPtr list(raw);
-  return git_status_list_entrycount(list.get()) == 0;
-}
-
 // Removes every `branch.NAME.*` entry from the repository's own config.
 Result<void> remove_branch_config(git_repository* repo, const std::string& branch) {
   git_config* all = nullptr;
@@ -111,7 +99,7 @@ GitSandboxResult create_sandbox_branch(const std::string& repo_path,
   GitSandboxResult result;
   result.branch = branch;
   result.original_branch = *head_branch;
-  auto clean = clean_in(repo);
+  auto clean = worktree_clean(repo);
   if (!clean) return GitSandboxResult::failure(std::move(clean).error());
   if (!*clean) {
     auto stash =
@@ -156,7 +144,7 @@ GitSandboxResult merge_sandbox_branch(const std::string& repo_path, const GitSan
   }
   auto lock = MergeLock::acquire(repo);
   if (!lock) return GitSandboxResult::failure(std::move(lock).error());
-  auto clean = clean_in(repo);
+  auto clean = worktree_clean(repo);
   if (!clean) return GitSandboxResult::failure(std::move(clean).error());
   if (!*clean) {
     return GitSandboxResult::failure(
