@@ -100,6 +100,20 @@ Violation seccomp_violation(const SeccompEvent& ev) {
   return v;
 }
 
+// A write-type call that the filesystem view refuses (the kernel fails it itself).
+Violation write_violation(const SeccompEvent& ev) {
+  Violation v;
+  v.kind = "filesystem";
+  v.time = rfc3339(ev.time);
+  v.subject = ev.write->path;
+  v.detail = fmt::format("{}: {} (host pid {})", ev.write->op,
+                         ev.write->error == "EXDEV"
+                             ? "a hard link to a file outside the writable paths, refused with EXDEV"
+                             : "a write to a read-only path, refused with EROFS",
+                         ev.pid);
+  return v;
+}
+
 std::int64_t ms_of(const timeval& tv) {
   return static_cast<std::int64_t>(tv.tv_sec) * 1000 + tv.tv_usec / 1000;
 }
@@ -139,8 +153,9 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   rec.id = request.id.empty() ? new_run_id() : request.id;
   rec.argv = request.argv;
   rec.policy_hash = policy_hash(request.policy);
-  // Refusals corral cannot see yet (seccomp and limit violations are recorded).
-  rec.not_observed = {"filesystem"};
+  // Refusals corral cannot see (seccomp, limit and read-only-write violations are recorded).
+  rec.not_observed = {"filesystem reads: a read_deny path reads as an empty file or directory, "
+                      "which is not recorded"};
   // With an allowlist every refusal passes through the run's proxy; otherwise a refused
   // connect is just "network unreachable" inside.
   if (request.policy.network.mode != NetMode::allowlist) {
@@ -191,6 +206,7 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
                              : SeccompOptions::Profile::default_profile;
   seccomp_opts.allow_nested_userns = request.policy.process.allow_nested_userns;
   seccomp_opts.extra_blocked = request.policy.process.seccomp_block;
+  seccomp_opts.watch_writes = true;
   // With an allowlist, servers inside need network.allow_local_binding: without it listen()
   // is refused (and recorded). The bridge's own sockets are opened before the filter.
   if (request.policy.network.mode == NetMode::allowlist &&
@@ -200,9 +216,13 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   if (!seccomp) return std::move(seccomp).error();
   cfg.seccomp = &*seccomp;
   cfg.seccomp_listener = seccomp->needs_listener;
-  if (!seccomp_opts.notify)
+  exe->watched_nrs_ = seccomp->watched_nrs;
+  if (!seccomp_opts.notify) {
     rec.not_observed.push_back("seccomp: refused calls fail with EPERM but this kernel cannot "
                                "report them (no SECCOMP_RET_USER_NOTIF)");
+    rec.not_observed.push_back("filesystem writes: writes to read-only paths fail with EROFS "
+                               "but this kernel cannot report them (no SECCOMP_RET_USER_NOTIF)");
+  }
 
   cfg.argv_storage = request.argv;
   const auto host_env = request.host_env.empty() ? current_environment() : request.host_env;
@@ -322,7 +342,7 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
       ssize_t n = recv_with_fd(ctl_.get(), &msg, sizeof msg, &passed_fd);
       if (passed_fd >= 0) {
         if (msg.type == ChildMsgType::seccomp_listener && !monitor)
-          monitor = std::make_unique<SeccompMonitor>(passed_fd);
+          monitor = std::make_unique<SeccompMonitor>(passed_fd, watched_nrs_);
         else
           close(passed_fd);
       }
@@ -380,8 +400,13 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
     }
     if (i_ctl >= 0 && fds[i_ctl].revents) take_messages();
     if (i_sec >= 0 && fds[i_sec].revents) {
-      // Answer every waiting call (EPERM) before anything else: the caller is blocked on us.
-      while (auto ev = monitor->handle_one()) record_.violations.push_back(seccomp_violation(*ev));
+      // Answer every waiting call before anything else: the caller is blocked on us.
+      while (auto ev = monitor->handle_one()) {
+        if (ev->refused)
+          record_.violations.push_back(seccomp_violation(*ev));
+        else if (ev->write && ev->write->refused)
+          record_.violations.push_back(write_violation(*ev));
+      }
       if (fds[i_sec].revents & (POLLHUP | POLLERR)) monitor.reset();
     }
     if (i_sig >= 0 && (fds[i_sig].revents & POLLIN)) {

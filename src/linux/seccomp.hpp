@@ -13,6 +13,7 @@
 
 #include "common/result.hpp"
 #include "linux/fd.hpp"
+#include "linux/fs_write_check.hpp"
 
 namespace corral {
 
@@ -38,6 +39,10 @@ struct SeccompOptions {
   // own blocks. A name libseccomp does not know is an invalid_input error; one it knows but the
   // native architecture lacks is skipped, as in the profiles.
   std::vector<std::string> extra_blocked;
+  // With notify: write-type calls (fs_write_check.hpp) also go to the supervisor, which looks
+  // where they land, records the ones a read-only mount will refuse, and lets them continue.
+  // Calls the profile blocks are not watched.
+  bool watch_writes = false;
 
   friend bool operator==(const SeccompOptions&, const SeccompOptions&) = default;
 };
@@ -47,6 +52,7 @@ struct SeccompProgram {
   std::vector<std::string> blocked_names;  // syscalls with any blocking rule, sorted (docs/tests)
   std::vector<std::string> rules;          // one human-readable line per rule, e.g. for `show`
   bool needs_listener = false;             // some rule uses SECCOMP_RET_USER_NOTIF
+  std::vector<int> watched_nrs;  // calls the supervisor looks at and lets continue (sorted)
 };
 
 // Builds the filter with libseccomp. Compiled once per distinct options per process (later
@@ -63,6 +69,10 @@ Result<SeccompProgram> compile_seccomp_filter(const SeccompOptions& options);
 int install_seccomp_filter(const SeccompProgram& prog, bool want_listener, int* listener_fd);
 
 struct SeccompEvent {
+  // A refused call (answered EPERM), or a watched write-type call (let continue; `write` says
+  // where it lands, when that could be read).
+  bool refused = true;
+  std::optional<FsWriteCheck> write;
   std::string syscall;  // e.g. "mount"; "syscall_<nr>" when libseccomp does not know it
   int nr = -1;
   std::uint32_t arch = 0;  // AUDIT_ARCH_* (equal to SCMP_ARCH_*)
@@ -71,11 +81,12 @@ struct SeccompEvent {
   std::chrono::system_clock::time_point time;
 };
 
-// Parent side: answers every trapped call with EPERM (never lets it continue) and reports it.
+// Parent side: answers every trapped call with EPERM and reports it, except the watched
+// write-type calls, which it looks at and lets continue.
 class SeccompMonitor {
  public:
-  // Takes ownership of `listener_fd`.
-  explicit SeccompMonitor(int listener_fd);
+  // Takes ownership of `listener_fd`. `watched`: the program's watched_nrs.
+  explicit SeccompMonitor(int listener_fd, std::vector<int> watched = {});
 
   // Poll this for POLLIN (a trapped call waits); POLLHUP means no process uses the filter any
   // more.
@@ -88,6 +99,7 @@ class SeccompMonitor {
 
  private:
   UniqueFd fd_;
+  std::vector<int> watched_;
   std::vector<unsigned char> notif_buf_;  // sized by SECCOMP_GET_NOTIF_SIZES, at least ours
   std::vector<unsigned char> resp_buf_;
 };

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
@@ -112,6 +113,27 @@ class FilterBuilder {
       add(name, nr, block_, &cmp);
     }
     note(name, std::string(name) + " when " + condition + ": " + action_text(block_));
+  }
+
+  // Sends `name` to the supervisor, which looks and lets it continue (fs_write_check.hpp):
+  // always, or with `bits`, when argument `arg` has one of them. A call with a blocking rule
+  // is left alone: the supervisor could not tell the two rules' notifications apart.
+  void watch(const char* name, unsigned arg, std::span<const std::uint32_t> bits,
+             const std::string& condition) {
+    int nr = resolve(name);
+    if (nr < 0) return;
+    if (std::find(out_.blocked_names.begin(), out_.blocked_names.end(), name) !=
+        out_.blocked_names.end())
+      return;
+    if (bits.empty()) add(name, nr, SCMP_ACT_NOTIFY, nullptr);
+    for (std::uint32_t b : bits) {
+      scmp_arg_cmp cmp = SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, b, b);
+      add(name, nr, SCMP_ACT_NOTIFY, &cmp);
+    }
+    if (error_) return;
+    out_.watched_nrs.push_back(nr);
+    out_.rules.push_back(std::string(name) + (condition.empty() ? "" : " when " + condition) +
+                         ": notify supervisor, continue (watched write)");
   }
 
   // Blocks `name` when argument `arg` has any of the single bits in `bits`.
@@ -229,6 +251,20 @@ void add_default_profile(FilterBuilder& b, const SeccompOptions& o) {
   b.block_when("ioctl", 1, tty_ioctls, "request is TIOCSTI or TIOCLINUX");
 }
 
+// Write-type calls, watched (see fs_write_check.hpp). Opens only when a flag asks for writing:
+// read-only opens are most of a program's calls and never write.
+void add_write_watch(FilterBuilder& b) {
+  const std::uint32_t write_flags[] = {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC};
+  for (const std::string& name : watched_write_syscalls()) {
+    if (name == "open")
+      b.watch("open", 1, write_flags, "flags has O_WRONLY, O_RDWR, O_CREAT or O_TRUNC");
+    else if (name == "openat")
+      b.watch("openat", 2, write_flags, "flags has O_WRONLY, O_RDWR, O_CREAT or O_TRUNC");
+    else
+      b.watch(name.c_str(), 0, {}, "");
+  }
+}
+
 void add_strict_profile(FilterBuilder& b) {
   // Only the socket families ordinary programs use. AF_NETLINK, AF_PACKET, AF_ALG, AF_VSOCK,
   // AF_XDP, AF_BLUETOOTH, AF_KEY and the rest are reachable without capabilities and are where
@@ -316,12 +352,14 @@ Result<SeccompProgram> build(const SeccompOptions& o) {
   add_default_profile(b, o);
   if (o.profile == SeccompOptions::Profile::strict) add_strict_profile(b);
   for (const std::string& name : o.extra_blocked) b.block_extra(name);
+  if (o.notify && o.watch_writes) add_write_watch(b);
   if (b.error()) return *b.error();
 
   Result<std::vector<sock_filter>> code = export_bpf(ctx);
   if (!code) return std::move(code).error();
   prog.code = std::move(code).value();
   prog.needs_listener = o.notify;
+  std::sort(prog.watched_nrs.begin(), prog.watched_nrs.end());
   std::sort(prog.blocked_names.begin(), prog.blocked_names.end());
   prog.blocked_names.erase(std::unique(prog.blocked_names.begin(), prog.blocked_names.end()),
                            prog.blocked_names.end());

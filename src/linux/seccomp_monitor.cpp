@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "linux/seccomp.hpp"
 
@@ -27,7 +28,8 @@ std::string syscall_name(std::uint32_t arch, int nr) {
 
 }  // namespace
 
-SeccompMonitor::SeccompMonitor(int listener_fd) : fd_(listener_fd) {
+SeccompMonitor::SeccompMonitor(int listener_fd, std::vector<int> watched)
+    : fd_(listener_fd), watched_(std::move(watched)) {
   // The kernel's structs may have grown since our headers were written; RECV writes the
   // kernel's size, so the buffers must be at least that large.
   seccomp_notif_sizes sizes;
@@ -64,16 +66,24 @@ std::optional<SeccompEvent> SeccompMonitor::handle_one() {
   ev.pid = static_cast<pid_t>(notif->pid);
   for (int i = 0; i < 6; ++i) ev.args[i] = notif->data.args[i];
   ev.syscall = syscall_name(ev.arch, ev.nr);
+  ev.refused = !std::binary_search(watched_.begin(), watched_.end(), ev.nr);
+  if (!ev.refused) {
+    ev.write = check_fs_write(ev.pid, ev.syscall, ev.args);
+    // The pid may have died and been reused while we read its memory: then what we read is
+    // somebody else's, and says nothing about this call.
+    std::uint64_t id = notif->id;
+    if (ioctl(fd_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) ev.write.reset();
+  }
 
-  // Always an error, never SECCOMP_USER_NOTIF_FLAG_CONTINUE: the supervisor decides nothing
-  // about the call's arguments (which the caller could change after we looked), it only
-  // witnesses the refusal.
+  // A refused call gets an error, never SECCOMP_USER_NOTIF_FLAG_CONTINUE: the supervisor
+  // decides nothing about the call's arguments (which the caller could change after we
+  // looked), it only witnesses the refusal. A watched write continues: the kernel decides.
   std::fill(resp_buf_.begin(), resp_buf_.end(), 0);
   auto* resp = reinterpret_cast<seccomp_notif_resp*>(resp_buf_.data());
   resp->id = notif->id;
-  resp->error = -EPERM;
+  resp->error = ev.refused ? -EPERM : 0;
   resp->val = 0;
-  resp->flags = 0;
+  resp->flags = ev.refused ? 0 : SECCOMP_USER_NOTIF_FLAG_CONTINUE;
   int rc;
   do {
     rc = ioctl(fd_.get(), SECCOMP_IOCTL_NOTIF_SEND, resp);

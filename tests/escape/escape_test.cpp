@@ -1,5 +1,7 @@
 // The escape suite: real attempts to get out of `corral run`, each through the real binary, each
-// asserting that the attempt failed and that the host is as it was.
+// asserting that the attempt failed, that the host is as it was, and that the run record names
+// the attempt where corral can observe it (writes, blocked syscalls). Reads of denied paths
+// cannot be observed; those tests assert the record says so.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -14,6 +16,8 @@
 #include <cstring>
 #include <filesystem>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "integration/cli_support.hpp"
 
@@ -32,8 +36,9 @@ class Escape : public ::testing::Test {
   // Runs a shell script in the sandbox; `outside_` is visible read-only and
   // `outside_/dir/secret` is denied.
   CliResult attempt(const std::string& script, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args{"run", "--workspace", ws_.path(), "--ro", outside_.path(),
-                                  "--deny-read", outside_.path() + "/dir/secret"};
+    std::vector<std::string> args{"run",          "--workspace", ws_.path(),
+                                  "--record",     record_path(), "--ro",
+                                  outside_.path(), "--deny-read", outside_.path() + "/dir/secret"};
     args.insert(args.end(), extra.begin(), extra.end());
     args.insert(args.end(), {"--", "/bin/bash", "-c", script});
     return run_corral(args, CliOptions{ws_.path()});
@@ -50,7 +55,27 @@ class Escape : public ::testing::Test {
     EXPECT_EQ(r.out.find("TOPSECRET"), std::string::npos) << r.out;
   }
 
-  TempDir ws_, outside_;
+  std::string record_path() const { return rec_.file("record.json"); }
+  nlohmann::json record() const { return nlohmann::json::parse(read_file(record_path())); }
+
+  // The record holds a `kind` violation whose subject contains `subject`.
+  void expect_recorded(const std::string& kind, const std::string& subject) const {
+    auto j = record();
+    for (const auto& v : j["violations"])
+      if (v["kind"] == kind && v["subject"].get<std::string>().find(subject) != std::string::npos)
+        return;
+    ADD_FAILURE() << kind << " violation on " << subject
+                  << " missing from the record: " << j["violations"].dump();
+  }
+  // Reads of a denied path see an empty mask; the record must say it cannot see them.
+  void expect_reads_not_observed() const {
+    auto j = record();
+    for (const auto& n : j["not_observed"])
+      if (n.get<std::string>().rfind("filesystem reads", 0) == 0) return;
+    ADD_FAILURE() << "the record does not say reads go unobserved: " << j["not_observed"].dump();
+  }
+
+  TempDir ws_, outside_, rec_;
 };
 
 // --- writing outside the workspace ---
@@ -59,25 +84,30 @@ TEST_F(Escape, WriteThroughSymlinkInWorkspace) {
   auto r = attempt("ln -s " + outside_.file("victim") + " link && echo evil > link && echo ESCAPED");
   expect_refused(r);
   expect_victim_intact();
+  expect_recorded("filesystem", ws_.file("link"));
 }
 
 TEST_F(Escape, HardLinkHostFileIntoWorkspace) {
   auto r = attempt("ln " + outside_.file("victim") + " hl && echo evil > hl && echo ESCAPED");
   expect_refused(r);
   expect_victim_intact();
+  expect_recorded("filesystem", outside_.file("victim"));  // EXDEV: another mount
 }
 
 TEST_F(Escape, DotDotOutOfTheWorkspace) {
   // A workspace whose parent is a host directory (visible read-only).
   std::string ws = outside_.path() + "/ws";
   std::filesystem::create_directories(ws);
-  auto r = run_corral({"run", "--workspace", ws, "--ro", outside_.path(), "--", "/bin/sh", "-c",
+  auto r = run_corral({"run", "--workspace", ws, "--record", record_path(), "--ro",
+                       outside_.path(), "--", "/bin/sh", "-c",
                        "echo evil > ../victim && echo ESCAPED; echo evil > ../new && echo ESCAPED; "
                        "cd .. && echo evil > victim && echo ESCAPED"},
                       CliOptions{ws});
   expect_refused(r);
   expect_victim_intact();
   EXPECT_FALSE(path_exists(outside_.file("new")));
+  expect_recorded("filesystem", outside_.file("victim"));
+  expect_recorded("filesystem", outside_.file("new"));
 }
 
 TEST_F(Escape, ProcSelfRoot) {
@@ -85,6 +115,7 @@ TEST_F(Escape, ProcSelfRoot) {
                    "echo evil > /proc/1/root" + outside_.file("victim") + " && echo ESCAPED");
   expect_refused(r);
   expect_victim_intact();
+  expect_recorded("filesystem", outside_.file("victim"));
 }
 
 TEST_F(Escape, ProcOfAHostProcessIsNotThere) {
@@ -99,6 +130,7 @@ TEST_F(Escape, RenameOutOfTheWorkspace) {
   auto r = attempt("mv mine " + outside_.file("mine") + " && echo ESCAPED");
   expect_refused(r);
   EXPECT_FALSE(path_exists(outside_.file("mine")));
+  expect_recorded("filesystem", outside_.file("mine"));
 }
 
 TEST_F(Escape, RemountRootReadWrite) {
@@ -106,12 +138,15 @@ TEST_F(Escape, RemountRootReadWrite) {
                    " && echo ESCAPED; echo evil > " + outside_.file("victim") + " && echo ESCAPED");
   expect_refused(r);
   expect_victim_intact();
+  expect_recorded("seccomp", "mount");
+  expect_recorded("filesystem", outside_.file("victim"));
 }
 
 TEST_F(Escape, BindMountOverTheWorkspace) {
   auto r = attempt("mkdir -p m && mount --bind " + outside_.path() + " m && echo ESCAPED; "
                    "mount -t tmpfs none " + outside_.path() + " && echo ESCAPED");
   expect_refused(r);
+  expect_recorded("seccomp", "mount");
 }
 
 TEST_F(Escape, NestedUserNamespaceCannotUnlockMounts) {
@@ -122,11 +157,13 @@ TEST_F(Escape, NestedUserNamespaceCannotUnlockMounts) {
                    " && echo ESCAPED'");
   expect_refused(r);
   expect_victim_intact();
+  expect_recorded("seccomp", "unshare");
 }
 
 TEST_F(Escape, ChmodTheDeniedDirectory) {
   auto r = attempt("chmod 777 " + outside_.path() + "/dir/secret && cat " + outside_.path() + "/dir/secret");
   expect_refused(r);
+  expect_recorded("filesystem", outside_.path() + "/dir/secret");
 }
 
 TEST_F(Escape, WriteGitHooks) {
@@ -136,6 +173,8 @@ TEST_F(Escape, WriteGitHooks) {
   expect_refused(r);
   EXPECT_TRUE(path_exists(ws_.path() + "/.git/hooks"));
   EXPECT_FALSE(path_exists(ws_.path() + "/.git/hooks/post-checkout"));
+  expect_recorded("filesystem", ws_.path() + "/.git/hooks/post-checkout");
+  expect_recorded("filesystem", ws_.path() + "/.git/hooks");
 }
 
 TEST_F(Escape, MakeADeviceNode) {
@@ -151,41 +190,50 @@ TEST_F(Escape, OverwriteTheRuntimeBinary) {
                    "echo evil >> " + bin + " && echo ESCAPED");
   expect_refused(r);
   EXPECT_EQ(read_file(bin).size(), before);
+  expect_recorded("filesystem", bin);
 }
 
 TEST_F(Escape, WriteKernelTunables) {
   auto r = attempt("echo 1 > /proc/sys/kernel/sysrq && echo ESCAPED; echo b > /proc/sysrq-trigger && echo ESCAPED; "
                    "echo 1 > /sys/kernel/profiling && echo ESCAPED");
   expect_refused(r);
+  expect_recorded("filesystem", "/sys/kernel/profiling");
 }
 
 // --- reading secrets ---
 
 TEST_F(Escape, ReadDeniedFileDirectly) {
   expect_refused(attempt("cat " + outside_.path() + "/dir/secret"));
+  expect_reads_not_observed();
 }
 
 TEST_F(Escape, ReadDeniedFileThroughSymlink) {
   expect_refused(attempt("ln -s " + outside_.path() + "/dir/secret s && cat s"));
+  expect_reads_not_observed();
 }
 
 TEST_F(Escape, ReadDeniedFileThroughHardLink) {
   expect_refused(attempt("ln " + outside_.path() + "/dir/secret h; cat h"));
+  expect_reads_not_observed();
 }
 
 TEST_F(Escape, ReadDeniedFileThroughProcRoot) {
   expect_refused(attempt("cat /proc/self/root" + outside_.path() + "/dir/secret; cat /proc/1/root" +
                          outside_.path() + "/dir/secret"));
+  expect_reads_not_observed();
 }
 
 TEST_F(Escape, ReadDeniedFileByUnmountingTheMask) {
   expect_refused(attempt("umount " + outside_.path() + "/dir/secret; umount -l " + outside_.path() +
                          "/dir/secret; cat " + outside_.path() + "/dir/secret"));
+  expect_recorded("seccomp", "umount2");
+  expect_reads_not_observed();
 }
 
 TEST_F(Escape, ReadDeniedFileFromANestedMountNamespace) {
   expect_refused(attempt("unshare -Urm sh -c 'umount " + outside_.path() + "/dir/secret; cat " +
                          outside_.path() + "/dir/secret'"));
+  expect_reads_not_observed();
 }
 
 TEST_F(Escape, ReadShadowEveryWay) {
@@ -212,6 +260,7 @@ TEST_F(Escape, OpenByHandle) {
                    "print('ESCAPED' if fd >= 0 else 'refused', ctypes.get_errno())\n"
                    "EOF");
   expect_refused(r);
+  expect_recorded("seccomp", "open_by_handle_at");
 }
 
 TEST_F(Escape, LeakedFileDescriptors) {
@@ -249,6 +298,7 @@ TEST_F(Escape, PtraceTheInit) {
   auto r = attempt("/usr/bin/python3 -c \"import ctypes; l=ctypes.CDLL(None, use_errno=True); "
                    "print('ESCAPED' if l.ptrace(16, 1, 0, 0) == 0 else 'refused')\"");
   expect_refused(r);
+  expect_recorded("seccomp", "ptrace");
 }
 
 TEST_F(Escape, SetuidBinariesGiveNothing) {
@@ -269,6 +319,7 @@ TEST_F(Escape, ChangeHostnameOrClock) {
   std::string host_before = read_file("/proc/sys/kernel/hostname");
   auto r = attempt("hostname evil && echo ESCAPED; date -s '2001-01-01' >/dev/null && echo ESCAPED");
   expect_refused(r);
+  expect_recorded("seccomp", "clock_settime");
   EXPECT_EQ(read_file("/proc/sys/kernel/hostname"), host_before);
 }
 
@@ -276,12 +327,14 @@ TEST_F(Escape, LoadAKernelModule) {
   expect_refused(attempt("modprobe dummy 2>/dev/null && echo ESCAPED; "
                          "/usr/bin/python3 -c \"import ctypes; l=ctypes.CDLL(None); "
                          "print('ESCAPED' if l.syscall(313, 0, b'', 0) == 0 else 'refused')\""));
+  expect_recorded("seccomp", "finit_module");
 }
 
 TEST_F(Escape, CgroupReleaseAgent) {
   // CVE-2022-0492 needs a cgroup v1 mount with release_agent: mounting is refused.
   expect_refused(attempt("mkdir -p /tmp/cg && mount -t cgroup -o memory cgroup /tmp/cg && echo ESCAPED; "
                          "echo /evil > /sys/fs/cgroup/memory/release_agent && echo ESCAPED"));
+  expect_recorded("seccomp", "mount");
 }
 
 // --- network and IPC ---

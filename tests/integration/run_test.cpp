@@ -163,6 +163,43 @@ TEST_F(RunTest, RoAndRwFlags) {
   EXPECT_EQ(read_file(b.file("f")), "b\n");
 }
 
+TEST_F(RunTest, WritesThatMayHappenAreNotViolations) {
+  // Every kind of watched call, where the policy allows it: no violation, and each one worked.
+  TempDir rec;
+  auto r = sh("set -e; mkdir -p d/e && echo x > d/f && ln d/f d/hard && ln -s f d/soft && "
+              "mv d/f d/g && chmod 600 d/g && truncate -s 1 d/g && rm d/hard && rmdir d/e && "
+              "echo t > /tmp/t && mv /tmp/t /tmp/u && echo ok > /dev/null && "
+              "/usr/bin/python3 -c 'import os; os.open(\"d/n\", os.O_RDWR | os.O_CREAT)' && ls d",
+              {"--record", rec.file("rec.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "g\nn\nsoft\n");
+  auto j = nlohmann::json::parse(read_file(rec.file("rec.json")));
+  EXPECT_TRUE(j["violations"].empty()) << j["violations"].dump();
+}
+
+TEST_F(RunTest, WritesToReadOnlyPathsAreRecordedWithTheirPath) {
+  TempDir ro, rec;
+  write_file(ro.file("f"), "keep");
+  auto r = sh("echo x > " + ro.file("f") + "; touch " + ro.file("new") + "; rm " + ro.file("f") +
+                  "; mkdir /usr/evil; cd " + ro.path() + " && mv f g; ln -s f l; "
+                  "echo x >> f; exit 0",
+              {"--ro", ro.path(), "--record", rec.file("rec.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(ro.file("f")), "keep");
+  auto j = nlohmann::json::parse(read_file(rec.file("rec.json")));
+  std::vector<std::string> got;
+  for (const auto& v : j["violations"]) {
+    EXPECT_EQ(v["kind"], "filesystem");
+    EXPECT_NE(v["detail"].get<std::string>().find("EROFS"), std::string::npos) << v.dump();
+    got.push_back(v["subject"]);
+  }
+  std::vector<std::string> want{ro.file("f"), ro.file("new"), ro.file("f"), "/usr/evil",
+                                ro.file("f"), ro.file("l"),   ro.file("f")};
+  EXPECT_EQ(got, want) << j["violations"].dump();
+  // The summary on stderr names them too.
+  EXPECT_NE(r.err.find("refused: filesystem"), std::string::npos) << r.err;
+}
+
 TEST_F(RunTest, EnvironmentIsDenyByDefault) {
   std::map<std::string, std::string> env{{"PATH", "/usr/bin:/bin"}, {"HOME", "/root"},
                                          {"AWS_SECRET_ACCESS_KEY", "leak"}, {"LC_TIME", "C"},

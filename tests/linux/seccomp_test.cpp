@@ -32,6 +32,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <thread>
@@ -511,6 +512,79 @@ TEST(SeccompMonitor, CallerThatDiesIsNotAwaited) {
   EXPECT_TRUE(WIFSIGNALED(status));
   EXPECT_FALSE(monitor.handle_one().has_value());
   close(sv[0]);
+}
+
+TEST(SeccompCompile, WatchedWritesSkipWhatTheProfileBlocks) {
+  SeccompOptions o = opts(Profile::default_profile, false, true);
+  o.watch_writes = true;
+  o.extra_blocked = {"unlinkat"};
+  Result<SeccompProgram> prog = compile_seccomp_filter(o);
+  ASSERT_TRUE(prog.ok()) << prog.error().describe();
+  auto watched = [&](long nr) {
+    return std::binary_search(prog->watched_nrs.begin(), prog->watched_nrs.end(), nr);
+  };
+  EXPECT_TRUE(watched(SYS_openat));
+  EXPECT_TRUE(watched(SYS_renameat2));
+  EXPECT_TRUE(watched(SYS_fchmodat));
+  EXPECT_FALSE(watched(SYS_unlinkat));  // blocked: its notifications mean "refused"
+  EXPECT_FALSE(watched(SYS_mount));
+  // Without a supervisor there is nobody to watch for.
+  o.notify = false;
+  Result<SeccompProgram> plain = compile_seccomp_filter(o);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->watched_nrs.empty());
+}
+
+TEST(SeccompMonitor, WatchedWritesContinueAndSayWhereTheyLand) {
+  SeccompOptions o = opts(Profile::default_profile, false, true);
+  o.watch_writes = true;
+  Result<SeccompProgram> prog = compile_seccomp_filter(o);
+  ASSERT_TRUE(prog.ok()) << prog.error().describe();
+  char tmpl[] = "/tmp/corral-watch-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const std::string target = dir + "/made";
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  pid_t pid = spawn_notified(*prog, sv[1], sv[0], [&](Recorder& r) {
+    r.rec(open("/etc/hostname", O_RDONLY | O_CLOEXEC));  // a read: not trapped
+    r.rec(chdir(dir.c_str()));
+    r.rec(open("made", O_WRONLY | O_CREAT | O_CLOEXEC, 0600));  // relative to the cwd
+    r.rec(mkdir("sub/../d", 0700));
+  });
+  close(sv[1]);
+  int listener = recv_fd(sv[0]);
+  ASSERT_GE(listener, 0);
+  SeccompMonitor monitor(listener, prog->watched_nrs);
+
+  std::optional<SeccompEvent> ev = next_event(monitor);
+  ASSERT_TRUE(ev.has_value());
+  EXPECT_FALSE(ev->refused);
+  EXPECT_EQ(ev->syscall, "openat");
+  ASSERT_TRUE(ev->write.has_value());
+  EXPECT_EQ(ev->write->path, target);
+  EXPECT_EQ(ev->write->op, "openat(O_WRONLY|O_CREAT)");
+  EXPECT_FALSE(ev->write->refused);  // a writable directory
+
+  ev = next_event(monitor);
+  ASSERT_TRUE(ev.has_value());
+  EXPECT_TRUE(ev->syscall == "mkdir" || ev->syscall == "mkdirat") << ev->syscall;
+  ASSERT_TRUE(ev->write.has_value());
+  EXPECT_EQ(ev->write->path, dir + "/d");
+
+  std::vector<Outcome> out;
+  Outcome oc;
+  while (read(sv[0], &oc, sizeof oc) == static_cast<ssize_t>(sizeof oc)) out.push_back(oc);
+  close(sv[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_GE(out[0].ret, 0);
+  EXPECT_GE(out[2].ret, 0) << std::strerror(out[2].err);  // the kernel carried the call out
+  EXPECT_EQ(access(target.c_str(), F_OK), 0);
+  // mkdir("sub/../d") fails in the kernel (no "sub"): watched calls keep their real outcome.
+  EXPECT_EQ(out[3].err, ENOENT);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,0 +1,272 @@
+// Where a trapped write-type call lands, resolved in the caller's root (see fs_write_check.hpp).
+#include "linux/fs_write_check.hpp"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <regex>
+#include <fmt/format.h>
+
+#include "linux/fd.hpp"
+
+namespace corral {
+namespace {
+
+// /proc/self/root/X, /proc/N/root/X: X. Every process in a sandbox has the same root, and the
+// supervisor cannot follow those magic links itself (it is not "self" in there).
+std::string without_proc_root(const std::string& path) {
+  static const std::regex proc_root("^/proc/(self|thread-self|[0-9]+)/root(/.*)?$");
+  std::smatch m;
+  if (!std::regex_match(path, m, proc_root)) return path;
+  std::string rest = m[2].str();
+  return rest.empty() ? "/" : without_proc_root(rest);
+}
+
+// "a/./b/../c" as "a/c", for the record. Lexical: a ".." after a symlink is taken where the
+// kernel would follow the link first, so for such a path the check (and the record) may look at
+// another place than the call reached. Symlinks elsewhere in the path are followed as usual.
+std::string normal(const std::string& path) {
+  return without_proc_root(std::filesystem::path(path).lexically_normal().string());
+}
+
+// One process's view: its memory (for the path strings) and its root (to resolve them in).
+class Caller {
+ public:
+  explicit Caller(pid_t pid) : pid_(pid) {
+    mem_.reset(open(fmt::format("/proc/{}/mem", pid).c_str(), O_RDONLY | O_CLOEXEC));
+    root_.reset(open(fmt::format("/proc/{}/root", pid).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  }
+  bool valid() const { return mem_.valid() && root_.valid(); }
+
+  // A NUL-terminated string at `addr`, at most PATH_MAX bytes (longer fails with ENAMETOOLONG
+  // in the kernel too).
+  std::optional<std::string> string_at(std::uint64_t addr) const {
+    char buf[PATH_MAX];
+    ssize_t n = pread(mem_.get(), buf, sizeof buf, static_cast<off_t>(addr));
+    if (n <= 0) return std::nullopt;
+    const void* nul = std::memchr(buf, '\0', static_cast<size_t>(n));
+    if (!nul) return std::nullopt;
+    return std::string(static_cast<const char*>(buf), static_cast<const char*>(nul));
+  }
+  std::optional<std::uint64_t> u64_at(std::uint64_t addr) const {
+    std::uint64_t v = 0;
+    if (pread(mem_.get(), &v, sizeof v, static_cast<off_t>(addr)) != static_cast<ssize_t>(sizeof v))
+      return std::nullopt;
+    return v;
+  }
+
+  // `path` (relative to directory fd `dirfd` of the caller, or its cwd) made absolute as the
+  // caller sees it. /proc/PID/cwd and /proc/PID/fd/N print the path from the caller's root.
+  std::optional<std::string> absolute(int dirfd, const std::string& path) const {
+    if (!path.empty() && path[0] == '/') return normal(path);
+    std::string link = dirfd == AT_FDCWD ? fmt::format("/proc/{}/cwd", pid_)
+                                         : fmt::format("/proc/{}/fd/{}", pid_, dirfd);
+    char buf[PATH_MAX];
+    ssize_t n = readlink(link.c_str(), buf, sizeof buf - 1);
+    if (n <= 0) return std::nullopt;
+    std::string base(buf, static_cast<size_t>(n));
+    if (base.empty() || base[0] != '/') return std::nullopt;  // "pipe:[..]", "anon_inode:..."
+    if (path.empty()) return base;
+    return normal(base == "/" ? "/" + path : base + "/" + path);
+  }
+
+  // Opens `abs` (O_PATH) inside the caller's root, following a last symlink or not. -1 on
+  // failure, with errno.
+  UniqueFd resolve(const std::string& abs, bool follow) const {
+    open_how how;
+    std::memset(&how, 0, sizeof how);
+    how.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    return UniqueFd(static_cast<int>(
+        syscall(SYS_openat2, root_.get(), abs.c_str(), &how, sizeof how)));
+  }
+
+ private:
+  pid_t pid_;
+  UniqueFd mem_, root_;
+};
+
+bool on_readonly_mount(const UniqueFd& fd) {
+  struct statvfs st;
+  return fd.valid() && fstatvfs(fd.get(), &st) == 0 && (st.f_flag & ST_RDONLY);
+}
+
+std::string parent_of(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos || slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string open_flags_text(std::uint64_t flags) {
+  std::string out;
+  switch (flags & O_ACCMODE) {
+    case O_WRONLY: out = "O_WRONLY"; break;
+    case O_RDWR: out = "O_RDWR"; break;
+    default: out = "O_RDONLY"; break;
+  }
+  if (flags & O_CREAT) out += "|O_CREAT";
+  if (flags & O_EXCL) out += "|O_EXCL";
+  if (flags & O_TRUNC) out += "|O_TRUNC";
+  if (flags & O_APPEND) out += "|O_APPEND";
+  if ((flags & O_TMPFILE) == O_TMPFILE) out += "|O_TMPFILE";
+  return out;
+}
+
+// Creating a name (mkdir, symlink, link, mknod, O_CREAT of a new file): refused when the
+// directory it goes in is read-only and the name does not exist yet (else EEXIST comes first).
+bool create_refused(const Caller& c, const std::string& abs) {
+  if (c.resolve(abs, false).valid()) return false;
+  return on_readonly_mount(c.resolve(parent_of(abs), true));
+}
+
+// Removing or renaming a name: refused when it exists in a read-only directory.
+bool remove_refused(const Caller& c, const std::string& abs) {
+  if (!c.resolve(abs, false).valid()) return false;
+  return on_readonly_mount(c.resolve(parent_of(abs), true));
+}
+
+std::optional<FsWriteCheck> check_open(const Caller& c, const std::string& op, int dirfd,
+                                       std::uint64_t path_addr, std::uint64_t flags) {
+  auto path = c.string_at(path_addr);
+  if (!path) return std::nullopt;
+  auto abs = c.absolute(dirfd, *path);
+  if (!abs) return std::nullopt;
+  FsWriteCheck out{fmt::format("{}({})", op, open_flags_text(flags)), *abs, false, "EROFS"};
+  if ((flags & O_TMPFILE) == O_TMPFILE) {  // an unnamed file in the directory `path`
+    out.refused = on_readonly_mount(c.resolve(*abs, true));
+    return out;
+  }
+  UniqueFd target = c.resolve(*abs, !(flags & O_NOFOLLOW));
+  if (target.valid())
+    out.refused = !((flags & O_CREAT) && (flags & O_EXCL)) && on_readonly_mount(target);
+  else if (flags & O_CREAT)
+    out.refused = create_refused(c, *abs);
+  return out;
+}
+
+// A call that writes one name: `path` relative to `dirfd`.
+std::optional<FsWriteCheck> check_name(const Caller& c, const std::string& op, int dirfd,
+                                       std::uint64_t path_addr, bool creates) {
+  auto path = c.string_at(path_addr);
+  if (!path) return std::nullopt;
+  auto abs = c.absolute(dirfd, *path);
+  if (!abs) return std::nullopt;
+  return FsWriteCheck{op, *abs, creates ? create_refused(c, *abs) : remove_refused(c, *abs),
+                      "EROFS"};
+}
+
+std::optional<FsWriteCheck> check_rename(const Caller& c, const std::string& op, int olddir,
+                                         std::uint64_t old_addr, int newdir,
+                                         std::uint64_t new_addr) {
+  auto from = check_name(c, op, olddir, old_addr, false);
+  if (!from) return std::nullopt;
+  if (from->refused) return from;
+  auto to_path = c.string_at(new_addr);
+  if (!to_path) return from;
+  auto to = c.absolute(newdir, *to_path);
+  if (!to) return from;
+  // The target may exist (it is replaced) or not: only its directory matters.
+  if (c.resolve(from->path, false).valid() && on_readonly_mount(c.resolve(parent_of(*to), true)))
+    return FsWriteCheck{op, *to, true, "EROFS"};
+  return from;
+}
+
+std::optional<std::uint64_t> mount_id(const UniqueFd& fd) {
+  struct statx st;
+  if (!fd.valid() || statx(fd.get(), "", AT_EMPTY_PATH, STATX_MNT_ID, &st) != 0 ||
+      !(st.stx_mask & STATX_MNT_ID))
+    return std::nullopt;
+  return st.stx_mnt_id;
+}
+
+// A hard link: refused when the new name's directory is read-only, or (EXDEV) when the file
+// lives on another mount, as every host file does from inside the workspace.
+std::optional<FsWriteCheck> check_link(const Caller& c, const std::string& op, int olddir,
+                                       std::uint64_t old_addr, int newdir,
+                                       std::uint64_t new_addr, bool follow) {
+  auto to = check_name(c, op, newdir, new_addr, true);
+  if (!to || to->refused) return to;
+  auto from_path = c.string_at(old_addr);
+  if (!from_path) return to;
+  auto from = c.absolute(olddir, *from_path);
+  if (!from) return to;
+  auto a = mount_id(c.resolve(*from, follow));
+  auto b = mount_id(c.resolve(parent_of(to->path), true));
+  if (a && b && *a != *b && !c.resolve(to->path, false).valid()) {
+    to->refused = true;
+    to->error = "EXDEV";
+    to->path = *from;
+  }
+  return to;
+}
+
+// chmod, chown, truncate: the file itself must be writable.
+std::optional<FsWriteCheck> check_inode(const Caller& c, const std::string& op, int dirfd,
+                                        std::uint64_t path_addr, bool follow) {
+  auto path = c.string_at(path_addr);
+  if (!path) return std::nullopt;
+  auto abs = c.absolute(dirfd, *path);
+  if (!abs) return std::nullopt;
+  return FsWriteCheck{op, *abs, on_readonly_mount(c.resolve(*abs, follow)), "EROFS"};
+}
+
+int dirfd_arg(std::uint64_t v) { return static_cast<int>(static_cast<std::uint32_t>(v)); }
+
+}  // namespace
+
+const std::vector<std::string>& watched_write_syscalls() {
+  static const std::vector<std::string> names = {
+      "open",   "openat",  "openat2", "creat",    "mkdir",     "mkdirat",
+      "unlink", "unlinkat", "rmdir",  "rename",   "renameat",  "renameat2",
+      "link",   "linkat",  "symlink", "symlinkat", "truncate",  "chmod",
+      "fchmodat", "fchmodat2", "chown", "lchown",   "fchownat"};
+  return names;
+}
+
+std::optional<FsWriteCheck> check_fs_write(pid_t pid, const std::string& s,
+                                           const std::uint64_t a[6]) {
+  Caller c(pid);
+  if (!c.valid()) return std::nullopt;
+  if (s == "open") return check_open(c, s, AT_FDCWD, a[0], a[1]);
+  if (s == "openat") return check_open(c, s, dirfd_arg(a[0]), a[1], a[2]);
+  if (s == "creat") return check_open(c, s, AT_FDCWD, a[0], O_CREAT | O_WRONLY | O_TRUNC);
+  if (s == "openat2") {
+    auto flags = c.u64_at(a[2]);  // open_how.flags is its first member
+    if (!flags) return std::nullopt;
+    return check_open(c, s, dirfd_arg(a[0]), a[1], *flags);
+  }
+  if (s == "mkdir") return check_name(c, s, AT_FDCWD, a[0], true);
+  if (s == "mkdirat") return check_name(c, s, dirfd_arg(a[0]), a[1], true);
+  if (s == "unlink" || s == "rmdir") return check_name(c, s, AT_FDCWD, a[0], false);
+  if (s == "unlinkat") return check_name(c, s, dirfd_arg(a[0]), a[1], false);
+  if (s == "rename") return check_rename(c, s, AT_FDCWD, a[0], AT_FDCWD, a[1]);
+  if (s == "renameat" || s == "renameat2")
+    return check_rename(c, s, dirfd_arg(a[0]), a[1], dirfd_arg(a[2]), a[3]);
+  if (s == "link") return check_link(c, s, AT_FDCWD, a[0], AT_FDCWD, a[1], false);
+  if (s == "linkat")
+    return check_link(c, s, dirfd_arg(a[0]), a[1], dirfd_arg(a[2]), a[3],
+                      (a[4] & AT_SYMLINK_FOLLOW) != 0);
+  if (s == "symlink") return check_name(c, s, AT_FDCWD, a[1], true);
+  if (s == "symlinkat") return check_name(c, s, dirfd_arg(a[1]), a[2], true);
+  if (s == "truncate" || s == "chmod" || s == "chown")
+    return check_inode(c, s, AT_FDCWD, a[0], true);
+  if (s == "lchown") return check_inode(c, s, AT_FDCWD, a[0], false);
+  if (s == "fchmodat" || s == "fchmodat2" || s == "fchownat") {
+    // fchmodat has no flags argument (always follows); fchmodat2 and fchownat take
+    // AT_SYMLINK_NOFOLLOW in their last one. AT_EMPTY_PATH (an fd, no path) is not watched.
+    std::uint64_t flags = s == "fchmodat" ? 0 : s == "fchmodat2" ? a[3] : a[4];
+    if (flags & AT_EMPTY_PATH) return std::nullopt;
+    return check_inode(c, s, dirfd_arg(a[0]), a[1], !(flags & AT_SYMLINK_NOFOLLOW));
+  }
+  return std::nullopt;
+}
+
+}  // namespace corral

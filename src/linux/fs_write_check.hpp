@@ -1,0 +1,36 @@
+// Observing writes the sandbox's filesystem view refuses. The seccomp filter sends write-type
+// calls (open with a write flag, creat, mkdir, unlink, rename, link, symlink, truncate, chmod,
+// chown) to the
+// supervisor, which looks at where they land, in the caller's own root, and lets them continue:
+// the kernel then refuses the ones that land on a read-only mount, and the supervisor has
+// recorded them. It decides nothing (the caller could change its memory after we looked); it
+// only witnesses.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace corral {
+
+// The write-type calls the filter traps, by libseccomp name. Names the native architecture
+// lacks (open, mkdir, ... on aarch64) are skipped by the compiler.
+const std::vector<std::string>& watched_write_syscalls();
+
+struct FsWriteCheck {
+  std::string op;    // e.g. "openat(O_WRONLY|O_CREAT|O_TRUNC)", "unlinkat", "renameat2"
+  std::string path;  // absolute, as the caller sees it (the first read-only one for a rename)
+  bool refused = false;  // the kernel will fail it with `error`
+  std::string error;     // "EROFS" (a read-only mount) or "EXDEV" (a link across mounts)
+};
+
+// Reads the path arguments of `syscall` (one of watched_write_syscalls()) from process `pid`
+// (a pid in the caller's pid namespace) and resolves them inside that process's root. nullopt
+// when the call's arguments cannot be read (the process died, a bad pointer): nothing to say.
+std::optional<FsWriteCheck> check_fs_write(pid_t pid, const std::string& syscall,
+                                           const std::uint64_t args[6]);
+
+}  // namespace corral
