@@ -136,11 +136,15 @@ int run_command(const RunOptions& opts) {
   if (rec->error) fmt::print(stderr, "corral: {}\n", *rec->error);
   if (!rec->violations.empty() && !opts.quiet) {
     std::map<std::string, int> counts;
-    for (const auto& v : rec->violations) ++counts[v.kind + " " + v.subject];
+    // A write under an absent write_deny path went through: say so in the one line too.
+    for (const auto& v : rec->violations)
+      ++counts[v.kind + " " + v.subject +
+               (v.detail.find("NOT refused") != std::string::npos ? " (not refused)" : "")];
     std::string list;
     for (const auto& [what, n] : counts)
       list += fmt::format("{}{}{}", list.empty() ? "" : ", ", what, n > 1 ? fmt::format(" x{}", n) : "");
-    fmt::print(stderr, "corral: {} refused: {}{}\n", rec->violations.size(), list,
+    fmt::print(stderr, "corral: {} violation{}: {}{}\n", rec->violations.size(),
+               rec->violations.size() == 1 ? "" : "s", list,
                opts.record_path.empty() ? "" : " (details in " + opts.record_path + ")");
   }
   if (rec->output_truncated)

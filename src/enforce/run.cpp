@@ -114,6 +114,27 @@ Violation write_violation(const SeccompEvent& ev) {
   return v;
 }
 
+// A write under a write_deny path that did not exist at the start, so no mount protects it:
+// the write went through, and the record says so.
+std::optional<Violation> unprotected_deny_violation(const SeccompEvent& ev,
+                                                    const std::vector<std::string>& unprotected) {
+  const std::string& path = ev.write->path;
+  for (const auto& deny : unprotected) {
+    bool under = path == deny || (path.size() > deny.size() && path.starts_with(deny) &&
+                                  path[deny.size()] == '/');
+    if (!under) continue;
+    Violation v;
+    v.kind = "filesystem";
+    v.time = rfc3339(ev.time);
+    v.subject = path;
+    v.detail = fmt::format("{}: under write_deny {}, which did not exist when the run started, so "
+                           "no mount protects it: NOT refused (host pid {})",
+                           ev.write->op, deny, ev.pid);
+    return v;
+  }
+  return std::nullopt;
+}
+
 std::int64_t ms_of(const timeval& tv) {
   return static_cast<std::int64_t>(tv.tv_sec) * 1000 + tv.tv_usec / 1000;
 }
@@ -170,7 +191,8 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   if (!request.policy.workspace_cow)
     rec.not_observed.push_back("writes: not recorded for a plain writable workspace "
                                "(writes_exact is false); --workspace PATH:cow lists them exactly");
-  for (const auto& p : unprotected_write_deny(request.policy))
+  exe->unprotected_deny_ = unprotected_write_deny(request.policy);
+  for (const auto& p : exe->unprotected_deny_)
     rec.not_enforced.push_back("filesystem.write_deny " + p +
                                ": does not exist yet, so no mount protects it if created");
 
@@ -406,6 +428,9 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
           record_.violations.push_back(seccomp_violation(*ev));
         else if (ev->write && ev->write->refused)
           record_.violations.push_back(write_violation(*ev));
+        else if (ev->write)
+          if (auto v = unprotected_deny_violation(*ev, unprotected_deny_))
+            record_.violations.push_back(std::move(*v));
       }
       if (fds[i_sec].revents & (POLLHUP | POLLERR)) monitor.reset();
     }

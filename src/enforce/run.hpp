@@ -79,6 +79,7 @@ class Execution {
   std::vector<std::string> op_descriptions_;  // mount plan, to name the op that failed
   std::vector<std::string> landlock_paths_;   // Landlock rules, likewise
   std::vector<int> watched_nrs_;              // seccomp: write-type calls the monitor checks
+  std::vector<std::string> unprotected_deny_;  // write_deny paths no mount protects (absent)
   void release_cgroup();  // kills what is left in the run's cgroup and removes it
 
   std::unique_ptr<net::EgressProxy> egress_;  // allowlist: this run's own proxy

@@ -190,7 +190,9 @@ TEST_F(Escape, OverwriteTheRuntimeBinary) {
                    "echo evil >> " + bin + " && echo ESCAPED");
   expect_refused(r);
   EXPECT_EQ(read_file(bin).size(), before);
-  expect_recorded("filesystem", bin);
+  // A binary under /tmp (the unprivileged lane's copy) is not even visible inside: the sandbox
+  // has its own /tmp, so that write fails with ENOENT and is no violation.
+  if (bin.rfind("/tmp/", 0) != 0) expect_recorded("filesystem", bin);
 }
 
 TEST_F(Escape, WriteKernelTunables) {

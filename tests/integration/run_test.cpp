@@ -197,7 +197,7 @@ TEST_F(RunTest, WritesToReadOnlyPathsAreRecordedWithTheirPath) {
                                 ro.file("f"), ro.file("l"),   ro.file("f")};
   EXPECT_EQ(got, want) << j["violations"].dump();
   // The summary on stderr names them too.
-  EXPECT_NE(r.err.find("refused: filesystem"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("corral: 7 violations: filesystem "), std::string::npos) << r.err;
 }
 
 TEST_F(RunTest, EnvironmentIsDenyByDefault) {
@@ -410,6 +410,30 @@ TEST(RunWriteDeny, GitHooksAndConfigStayReadOnlyInTheWorkspace) {
   EXPECT_FALSE(path_exists(ws.path() + "/.git/hooks/pre-commit"));
   EXPECT_EQ(read_file(ws.path() + "/.git/config"), "[core]\n");
   EXPECT_EQ(read_file(ws.path() + "/fine"), "ok\n");
+}
+
+TEST(RunWriteDeny, AnAbsentWriteDenyPathIsNotEnforcedAndItsWritesAreRecorded) {
+  // No .git yet: no mount can protect .git/hooks. The record says so up front, and a write
+  // that lands there is in the violations, marked as not refused.
+  TempDir ws, rec;
+  auto r = run_corral({"run", "--workspace", ws.path(), "--record", rec.file("rec.json"), "--",
+                       "/bin/sh", "-c", "mkdir -p .git/hooks && echo x > .git/hooks/pre-commit"},
+                      CliOptions{ws.path()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(read_file(rec.file("rec.json")));
+  bool said = false;
+  for (const auto& n : j["not_enforced"])
+    said = said || n.get<std::string>().find("write_deny " + ws.path() + "/.git/hooks") !=
+                       std::string::npos;
+  EXPECT_TRUE(said) << j["not_enforced"].dump();
+  std::vector<std::string> subjects;
+  for (const auto& v : j["violations"]) {
+    EXPECT_NE(v["detail"].get<std::string>().find("NOT refused"), std::string::npos) << v.dump();
+    subjects.push_back(v["subject"]);
+  }
+  EXPECT_EQ(subjects, (std::vector<std::string>{ws.path() + "/.git/hooks",
+                                                ws.path() + "/.git/hooks/pre-commit"}))
+      << j["violations"].dump();
 }
 
 }  // namespace
