@@ -83,7 +83,8 @@ TEST_P(BlockedSyscall, FailsWithEpermAndIsRecorded) {
   for (const auto& v : j["violations"])
     if (v["kind"] == "seccomp" && v["subject"] == call.name) found = true;
   EXPECT_TRUE(found) << call.name << " missing from the record: " << j["violations"].dump();
-  EXPECT_NE(r.err.find("refused"), std::string::npos) << "no summary on stderr: " << r.err;
+  EXPECT_NE(r.err.find("violation"), std::string::npos) << "no summary on stderr: " << r.err;
+  EXPECT_NE(r.err.find("seccomp " + std::string(call.name)), std::string::npos) << r.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(DefaultFilter, BlockedSyscall, ::testing::ValuesIn(kCalls),
