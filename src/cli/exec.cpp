@@ -11,6 +11,7 @@
 #include "cli/exit_status.hpp"
 #include "cli/verbs.hpp"
 #include "linux/fd.hpp"
+#include "enforce/violations.hpp"
 #include "policy/load.hpp"
 #include "sandbox/api.hpp"
 
@@ -23,9 +24,15 @@ struct ExecCliOptions {
   std::vector<std::string> env;
   std::string timeout;
   std::vector<std::string> require;
-  bool interactive = false, tty = false, detach = false;
+  bool interactive = false, tty = false, detach = false, quiet = false;
   std::vector<std::string> command;
 };
+
+// Where the supervisor appends every exec's violations.
+std::string violations_log(const std::string& name) {
+  auto dir = sandbox::logs_dir(name);
+  return dir ? *dir + "/violations.jsonl" : "the sandbox's logs/violations.jsonl";
+}
 
 int fail(const Error& e) {
   fmt::print(stderr, "corral: {}\n", e.describe());
@@ -34,7 +41,7 @@ int fail(const Error& e) {
 
 }  // namespace
 
-int exec_in_sandbox(const std::string& name, sandbox::ExecOptions& o) {
+int exec_in_sandbox(const std::string& name, sandbox::ExecOptions& o, bool quiet) {
   // Signals meant for the command arrive on a signalfd and are forwarded to it.
   sigset_t forwarded;
   sigemptyset(&forwarded);
@@ -51,6 +58,10 @@ int exec_in_sandbox(const std::string& name, sandbox::ExecOptions& o) {
     return exit_status::success;
   }
   if (out->timed_out) fmt::print(stderr, "corral: time limit reached; the command was killed\n");
+  if (!out->violations.empty() && !quiet)
+    fmt::print(stderr, "corral: {} violation{}: {} (every exec's are in {})\n",
+               out->violations.size(), out->violations.size() == 1 ? "" : "s",
+               violation_summary(out->violations), violations_log(name));
   return out->exit_code;
 }
 
@@ -96,7 +107,7 @@ int run_exec(const ExecCliOptions& c) {
     }
     o.timeout = *d;
   }
-  return exec_in_sandbox(c.name, o);
+  return exec_in_sandbox(c.name, o, c.quiet);
 }
 
 }  // namespace
@@ -115,6 +126,7 @@ void add_exec_verb(CLI::App& app, VerbAction& action) {
   sub->add_flag("-i,--interactive", opts->interactive, "Keep stdin open");
   sub->add_flag("-t,--tty", opts->tty, "Allocate a terminal");
   sub->add_flag("-d,--detach", opts->detach, "Start in the background and print its id");
+  sub->add_flag("-q,--quiet", opts->quiet, "No summary of violations on stderr");
   sub->add_option("command", opts->command, "The command and its arguments, after --")->required();
   sub->callback([opts, &action] { action = [opts] { return run_exec(*opts); }; });
 }

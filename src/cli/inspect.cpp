@@ -38,6 +38,8 @@ void add_inspect_verb(CLI::App& app, VerbAction& action) {
       fmt::print("pids:        {}\nmemory:      {} KiB resident\n", pids.empty() ? "-" : pids,
                  in->resident_bytes / 1024);
       fmt::print("jobs:        {}\n", in->jobs.size());
+      fmt::print("violations:  {}{}\n", in->violations,
+                 in->violations ? " (logs/violations.jsonl)" : "");
       for (const auto& n : in->not_observed) fmt::print("not observed: {}\n", n);
       return exit_status::success;
     };

@@ -15,6 +15,7 @@
 #include "cli/verbs.hpp"
 #include "common/atomic_file.hpp"
 #include "enforce/run.hpp"
+#include "enforce/violations.hpp"
 #include "workspace/run_layer.hpp"
 
 namespace corral::cli {
@@ -135,14 +136,7 @@ int run_command(const RunOptions& opts) {
 
   if (rec->error) fmt::print(stderr, "corral: {}\n", *rec->error);
   if (!rec->violations.empty() && !opts.quiet) {
-    std::map<std::string, int> counts;
-    // A write under an absent write_deny path went through: say so in the one line too.
-    for (const auto& v : rec->violations)
-      ++counts[v.kind + " " + v.subject +
-               (v.detail.find("NOT refused") != std::string::npos ? " (not refused)" : "")];
-    std::string list;
-    for (const auto& [what, n] : counts)
-      list += fmt::format("{}{}{}", list.empty() ? "" : ", ", what, n > 1 ? fmt::format(" x{}", n) : "");
+    std::string list = violation_summary(rec->violations);
     fmt::print(stderr, "corral: {} violation{}: {}{}\n", rec->violations.size(),
                rec->violations.size() == 1 ? "" : "s", list,
                opts.record_path.empty() ? "" : " (details in " + opts.record_path + ")");

@@ -9,7 +9,7 @@
 
 namespace corral::cli {
 
-int exec_in_sandbox(const std::string& name, sandbox::ExecOptions& o);  // exec.cpp
+int exec_in_sandbox(const std::string& name, sandbox::ExecOptions& o, bool quiet);  // exec.cpp
 
 void add_shell_verb(CLI::App& app, VerbAction& action) {
   auto name = std::make_shared<std::string>();
@@ -23,7 +23,7 @@ void add_shell_verb(CLI::App& app, VerbAction& action) {
                                               : std::vector<std::string>{"/bin/sh", "-l"};
       o.tty = true;
       o.keep_stdin = true;
-      return exec_in_sandbox(*name, o);
+      return exec_in_sandbox(*name, o, false);
     };
   });
 }

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "enforce/violations.hpp"
+
 namespace corral {
 
 std::string rfc3339(std::chrono::system_clock::time_point t) {
@@ -41,15 +43,7 @@ nlohmann::ordered_json record_to_json(const RunRecord& r) {
   j["peak_memory_bytes"] = r.peak_memory_bytes;
   j["policy_hash"] = r.policy_hash;
   auto violations = nlohmann::ordered_json::array();
-  for (const auto& v : r.violations) {
-    nlohmann::ordered_json jv = {{"kind", v.kind}, {"time", v.time}, {"subject", v.subject},
-                                 {"detail", v.detail}};
-    if (v.port) {  // network: the host and port, named as such
-      jv["host"] = v.subject;
-      jv["port"] = *v.port;
-    }
-    violations.push_back(std::move(jv));
-  }
+  for (const auto& v : r.violations) violations.push_back(violation_to_json(v));
   j["violations"] = violations;
   j["writes"] = r.writes;
   j["writes_exact"] = r.writes_exact;

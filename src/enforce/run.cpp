@@ -23,6 +23,7 @@
 #include "enforce/env.hpp"
 #include "enforce/messages.hpp"
 #include "enforce/run_cgroup.hpp"
+#include "enforce/violations.hpp"
 #include "linux/probe.hpp"
 #include "linux/seccomp.hpp"
 #include "linux/process.hpp"
@@ -83,56 +84,6 @@ ssize_t recv_with_fd(int sock, void* buf, size_t len, int* fd_out) {
     if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
       std::memcpy(fd_out, CMSG_DATA(cm), sizeof(int));
   return n;
-}
-
-Violation seccomp_violation(const SeccompEvent& ev) {
-  Violation v;
-  v.kind = "seccomp";
-  v.time = rfc3339(ev.time);
-  v.subject = ev.syscall;
-  if (ev.syscall == "ioctl") {
-    unsigned request = static_cast<unsigned>(ev.args[1]);
-    v.subject += request == 0x5412 ? "(TIOCSTI)" : request == 0x541C ? "(TIOCLINUX)"
-                                                 : fmt::format("(0x{:x})", request);
-  }
-  v.detail = fmt::format("refused with EPERM (host pid {}, args 0x{:x}, 0x{:x}, 0x{:x})", ev.pid,
-                         ev.args[0], ev.args[1], ev.args[2]);
-  return v;
-}
-
-// A write-type call that the filesystem view refuses (the kernel fails it itself).
-Violation write_violation(const SeccompEvent& ev) {
-  Violation v;
-  v.kind = "filesystem";
-  v.time = rfc3339(ev.time);
-  v.subject = ev.write->path;
-  v.detail = fmt::format("{}: {} (host pid {})", ev.write->op,
-                         ev.write->error == "EXDEV"
-                             ? "a hard link to a file outside the writable paths, refused with EXDEV"
-                             : "a write to a read-only path, refused with EROFS",
-                         ev.pid);
-  return v;
-}
-
-// A write under a write_deny path that did not exist at the start, so no mount protects it:
-// the write went through, and the record says so.
-std::optional<Violation> unprotected_deny_violation(const SeccompEvent& ev,
-                                                    const std::vector<std::string>& unprotected) {
-  const std::string& path = ev.write->path;
-  for (const auto& deny : unprotected) {
-    bool under = path == deny || (path.size() > deny.size() && path.starts_with(deny) &&
-                                  path[deny.size()] == '/');
-    if (!under) continue;
-    Violation v;
-    v.kind = "filesystem";
-    v.time = rfc3339(ev.time);
-    v.subject = path;
-    v.detail = fmt::format("{}: under write_deny {}, which did not exist when the run started, so "
-                           "no mount protects it: NOT refused (host pid {})",
-                           ev.write->op, deny, ev.pid);
-    return v;
-  }
-  return std::nullopt;
 }
 
 std::int64_t ms_of(const timeval& tv) {
@@ -424,13 +375,8 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
     if (i_sec >= 0 && fds[i_sec].revents) {
       // Answer every waiting call before anything else: the caller is blocked on us.
       while (auto ev = monitor->handle_one()) {
-        if (ev->refused)
-          record_.violations.push_back(seccomp_violation(*ev));
-        else if (ev->write && ev->write->refused)
-          record_.violations.push_back(write_violation(*ev));
-        else if (ev->write)
-          if (auto v = unprotected_deny_violation(*ev, unprotected_deny_))
-            record_.violations.push_back(std::move(*v));
+        if (auto v = violation_of(*ev, unprotected_deny_))
+          record_.violations.push_back(std::move(*v));
       }
       if (fds[i_sec].revents & (POLLHUP | POLLERR)) monitor.reset();
     }

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.hpp"
+#include "enforce/record.hpp"
 #include "policy/policy.hpp"
 #include "sandbox/jobs.hpp"
 #include "sandbox/state.hpp"
@@ -50,6 +51,7 @@ struct Inspection {
   std::vector<int> pids;             // host pids: the supervisor, then every process inside
   std::uint64_t resident_bytes = 0;  // their resident memory together
   std::vector<Job> jobs;
+  std::size_t violations = 0;             // lines in logs/violations.jsonl
   std::vector<std::string> not_observed;  // what this sandbox does not record
 };
 std::vector<State> list();           // every sandbox, live status
@@ -80,6 +82,9 @@ struct ExecOutcome {
   std::string job_id;      // -d
   int pid = 0;             // inside the sandbox
   std::string error;       // set with 126/127: why it could not execute
+  // Foreground: what the command (and what it started) was refused, as in a run record. Every
+  // exec's violations, -d included, are also appended to logs/violations.jsonl.
+  std::vector<Violation> violations;
 };
 
 // Streams: the command uses `stdio` (the caller's fds) directly; returns when it ends (or,

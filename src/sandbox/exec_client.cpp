@@ -21,6 +21,7 @@
 #include "enforce/env.hpp"
 #include "linux/fd.hpp"
 #include "sandbox/api.hpp"
+#include "enforce/violations.hpp"
 #include "sandbox/protocol.hpp"
 #include "sandbox/store.hpp"
 
@@ -217,6 +218,11 @@ Result<ExecOutcome> wait_for_exit(const std::string& name, int sock, const ExecO
         have_status = true;
         wait_status = SIGKILL;
         out.error = fmt::format("sandbox {} stopped while the command ran", name);
+      } else if (m.type == MsgType::violations) {
+        auto list = nlohmann::json::parse(m.payload, nullptr, false);
+        if (list.is_array())
+          for (const auto& j : list)
+            if (auto v = violation_from_json(j)) out.violations.push_back(std::move(*v));
       } else if (m.type == MsgType::exited) {
         auto st = decode_u32(m.payload);
         have_status = true;

@@ -10,9 +10,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <fmt/format.h>
 
 #include "enforce/record.hpp"
+#include "linux/probe.hpp"
 #include "linux/proc_identity.hpp"
 #include "linux/process.hpp"
 #include "policy/show.hpp"
@@ -244,6 +246,15 @@ std::vector<State> list() {
   return out;
 }
 
+namespace {
+std::size_t count_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+}  // namespace
+
 Result<Inspection> inspect(const std::string& name) {
   auto paths = paths_of(name);
   if (!paths) return std::move(paths).error();
@@ -258,9 +269,13 @@ Result<Inspection> inspect(const std::string& name) {
     for (int p : in.pids) in.resident_bytes += resident_bytes(p);
   }
   in.jobs = list_jobs(paths->logs);
-  in.not_observed = {"filesystem", "network",
-                     "seccomp: refused calls fail with EPERM but are not recorded in a "
-                     "persistent sandbox (no notification listener outlives its creator)"};
+  in.violations = count_lines(paths->logs + "/violations.jsonl");
+  in.not_observed = {"filesystem reads: a read_deny path reads as an empty file or directory, "
+                     "which is not recorded",
+                     "network"};
+  if (!probe_features().seccomp_user_notif)
+    in.not_observed.push_back("seccomp and filesystem writes: refused, but this kernel cannot "
+                              "report them (no SECCOMP_RET_USER_NOTIF)");
   return in;
 }
 
@@ -273,6 +288,7 @@ nlohmann::json inspection_to_json(const Inspection& in) {
   nlohmann::json jobs = nlohmann::json::array();
   for (const auto& job : in.jobs) jobs.push_back(job_to_json(job));
   j["jobs"] = std::move(jobs);
+  j["violations"] = in.violations;
   j["not_observed"] = in.not_observed;
   return j;
 }

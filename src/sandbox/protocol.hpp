@@ -26,6 +26,7 @@ enum class MsgType : std::uint32_t {
   exited = 12,       // u32 wait status
   error = 13,        // a message: the supervisor could not do it
   ok = 14,           // kill_job done
+  violations = 15,   // JSON array: what the foreground command was refused (before exited)
 };
 
 struct ExecRequest {

@@ -126,10 +126,11 @@ Result<ProcessIdentity> spawn_supervisor(const SpawnRequest& req) {
   cfg.landlock = landlock::build_ruleset(req.policy, features.landlock_abi);
   if (cfg.landlock.abi > 0 && !req.home.empty())
     cfg.landlock.rules.push_back({req.home, landlock::fs_rights_for_abi(cfg.landlock.abi), true});
-  // No notification listener: nobody would be there to answer it for hours. Refused calls fail
-  // with EPERM in the kernel, unrecorded (inspect says so).
+  // Each command gets its own listener, which the supervisor answers: refused calls and
+  // writes the view refuses are recorded per exec. (The supervisor itself has no filter.)
   SeccompOptions so;
-  so.notify = false;
+  so.notify = features.seccomp_user_notif;
+  so.watch_writes = true;
   so.profile = req.policy.process.seccomp_base == "strict" ? SeccompOptions::Profile::strict
                                                            : SeccompOptions::Profile::default_profile;
   so.allow_nested_userns = req.policy.process.allow_nested_userns;
@@ -153,6 +154,7 @@ Result<ProcessIdentity> spawn_supervisor(const SpawnRequest& req) {
   ctx.logs_dir_fd = logs.get();
   ctx.log_limit_bytes = req.log_limit_bytes;
   if (layer) ctx.layer_lock_fd = layer->lock.fd.get();
+  ctx.unprotected_deny = unprotected_write_deny(req.policy);
   cfg.persistent_main = supervisor_main;
   cfg.persistent_context = &ctx;
   for (int& fd : cfg.stdio_fds) fd = devnull.get();

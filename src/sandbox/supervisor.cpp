@@ -30,6 +30,8 @@
 #include "linux/landlock.hpp"
 #include "linux/proc_identity.hpp"
 #include "linux/seccomp.hpp"
+#include "enforce/violations.hpp"
+#include "sandbox/exec_watch.hpp"
 #include "sandbox/jobs.hpp"
 #include "sandbox/protocol.hpp"
 
@@ -38,7 +40,8 @@ extern char** environ;
 namespace corral::sandbox {
 namespace {
 
-// What the command child reports through its CLOEXEC pipe when it does not reach execve.
+// What the command child reports through its CLOEXEC socket when it does not reach execve.
+// (Before that it may send its seccomp listener there: one byte with the fd.)
 struct ChildFailure {
   std::int32_t setup;  // 1: restricting it failed (corral's fault: 125); 0: execve failed
   std::int32_t err;
@@ -118,10 +121,57 @@ struct Client {
   pid_t pid = -1;  // its foreground command, -1 once reported
 };
 
+// A forked command: its pid (-1 when it did not start) and its seccomp listener, if any.
+struct Forked {
+  pid_t pid = -1;
+  int listener = -1;
+};
+
+// One message from the command child's socket: its listener (1 byte + fd), its failure, or
+// EOF (0: execve succeeded and closed the socket).
+ssize_t recv_child(int sock, ChildFailure* failure, int* fd) {
+  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))];
+  iovec iov{failure, sizeof *failure};
+  msghdr mh{};
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  mh.msg_control = ctl;
+  mh.msg_controllen = sizeof ctl;
+  ssize_t n;
+  do {
+    n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+  } while (n < 0 && errno == EINTR);
+  for (cmsghdr* cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+      std::memcpy(fd, CMSG_DATA(cm), sizeof(int));
+  return n;
+}
+
+// Child side: hands the listener over with one byte.
+bool send_listener(int sock, int listener) {
+  char byte = 'L';
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))];
+  std::memset(ctl, 0, sizeof ctl);
+  msghdr mh{};
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  mh.msg_control = ctl;
+  mh.msg_controllen = sizeof ctl;
+  cmsghdr* cm = CMSG_FIRSTHDR(&mh);
+  cm->cmsg_level = SOL_SOCKET;
+  cm->cmsg_type = SCM_RIGHTS;
+  cm->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(cm), &listener, sizeof(int));
+  return sendmsg(sock, &mh, MSG_NOSIGNAL) == 1;
+}
+
 class Supervisor {
  public:
   Supervisor(ChildConfig& c, SupervisorContext& ctx, int ruleset_fd, int sigfd)
-      : c_(c), ctx_(ctx), ruleset_fd_(ruleset_fd), sigfd_(sigfd) {}
+      : c_(c), ctx_(ctx), ruleset_fd_(ruleset_fd), sigfd_(sigfd),
+        watches_(c.seccomp ? c.seccomp->watched_nrs : std::vector<int>{}, ctx.unprotected_deny,
+                 ctx.logs_dir_fd) {}
   [[noreturn]] void run();
 
  private:
@@ -132,8 +182,8 @@ class Supervisor {
   void drain(JobState& job, LogStream& s);
   void write_job(const Job& job);
   void append_log(LogStream& s, const char* p, size_t n);
-  // Forks the command; returns its pid, or -1 after replying with the failure.
-  pid_t fork_command(int sock, const ExecRequest& req, const int stdio[3], int tty_slave);
+  // Forks the command; pid -1 after replying with the failure.
+  Forked fork_command(int sock, const ExecRequest& req, const int stdio[3], int tty_slave);
   [[noreturn]] void exec_child(const ExecRequest& req, const int stdio[3], int tty_slave,
                                int err_fd, std::vector<char*>& argv, std::vector<char*>& envp);
 
@@ -144,6 +194,7 @@ class Supervisor {
   std::map<int, std::unique_ptr<Client>> clients_;    // by socket fd
   std::map<pid_t, int> foreground_;                   // command pid -> client socket fd
   std::map<pid_t, std::unique_ptr<JobState>> jobs_;   // background jobs by pid
+  ExecWatches watches_;                               // the commands' seccomp listeners
 };
 
 [[noreturn]] void Supervisor::exec_child(const ExecRequest& req, const int stdio[3], int tty_slave,
@@ -181,8 +232,16 @@ class Supervisor {
   if (chdir(req.cwd.c_str()) != 0 && chdir(c_.fallback_cwd.c_str()) != 0) fail(1, errno);
   // Exactly the restrictions of `corral run`, in its order: Landlock, then seccomp last.
   if (int e = landlock::restrict_self(ruleset_fd_, c_.landlock.restrict_flags)) fail(1, e);
-  if (c_.seccomp)
-    if (int e = install_seccomp_filter(*c_.seccomp, false, nullptr)) fail(1, e);
+  // With a listener, the supervisor answers the command's refused calls and watched writes
+  // (and records them); it gets the listener before the command runs anything.
+  if (c_.seccomp) {
+    int listener = -1;
+    bool notify = c_.seccomp->needs_listener;
+    if (int e = install_seccomp_filter(*c_.seccomp, notify, notify ? &listener : nullptr))
+      fail(1, e);
+    if (notify && !send_listener(err_fd, listener)) fail(1, errno);
+    if (listener >= 0) close(listener);
+  }
   syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
   environ = envp.data();  // execvpe searches the PATH of `environ`
   execvpe(argv[0], argv.data(), envp.data());
@@ -190,8 +249,8 @@ class Supervisor {
   _exit(127);
 }
 
-pid_t Supervisor::fork_command(int sock, const ExecRequest& req, const int stdio[3],
-                               int tty_slave) {
+Forked Supervisor::fork_command(int sock, const ExecRequest& req, const int stdio[3],
+                                int tty_slave) {
   std::vector<std::string> argv_s = req.argv, env_s = req.env;
   std::vector<char*> argv, envp;
   for (auto& a : argv_s) argv.push_back(a.data());
@@ -199,9 +258,9 @@ pid_t Supervisor::fork_command(int sock, const ExecRequest& req, const int stdio
   for (auto& e : env_s) envp.push_back(e.data());
   envp.push_back(nullptr);
   int errp[2];
-  if (pipe2(errp, O_CLOEXEC) != 0) {
-    send_message(sock, MsgType::error, fmt::format("pipe: {}", std::strerror(errno)));
-    return -1;
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, errp) != 0) {
+    send_message(sock, MsgType::error, fmt::format("socketpair: {}", std::strerror(errno)));
+    return {};
   }
   pid_t pid = fork();
   if (pid == 0) {
@@ -213,15 +272,15 @@ pid_t Supervisor::fork_command(int sock, const ExecRequest& req, const int stdio
     close(errp[0]);
     send_message(sock, MsgType::error,
                  fmt::format("could not start the command: fork: {}", std::strerror(errno)));
-    return -1;
+    return {};
   }
   ChildFailure f{};
-  ssize_t n;
-  do {
-    n = read(errp[0], &f, sizeof f);
-  } while (n < 0 && errno == EINTR);
+  int listener = -1;
+  ssize_t n = recv_child(errp[0], &f, &listener);
+  if (n == 1) n = recv_child(errp[0], &f, &listener);  // the listener came first
   close(errp[0]);
-  if (n != static_cast<ssize_t>(sizeof f)) return pid;  // EOF: execve succeeded
+  if (n != static_cast<ssize_t>(sizeof f)) return {pid, listener};  // EOF: execve succeeded
+  if (listener >= 0) close(listener);
   int status;
   waitpid(pid, &status, 0);
   if (f.setup)
@@ -230,7 +289,7 @@ pid_t Supervisor::fork_command(int sock, const ExecRequest& req, const int stdio
                              std::strerror(f.err)));
   else
     send_message(sock, MsgType::exec_failed, encode_u32(static_cast<std::uint32_t>(f.err)));
-  return -1;
+  return {};
 }
 
 void Supervisor::accept_client() {
@@ -311,7 +370,8 @@ void Supervisor::handle_request(std::unique_ptr<Client> client) {
     for (int i = 0; i < 3; ++i) stdio[i] = fds[i].get();
   }
 
-  pid_t pid = fork_command(sock, *req, stdio, slave.get());
+  Forked forked = fork_command(sock, *req, stdio, slave.get());
+  pid_t pid = forked.pid;
   fds.clear();  // the command has its own copies now: ours would delay EOF for readers
   slave.reset();
   if (out_pipe[1] >= 0) close(out_pipe[1]);
@@ -325,6 +385,7 @@ void Supervisor::handle_request(std::unique_ptr<Client> client) {
   if (req->background) {
     auto job = std::make_unique<JobState>();
     job->job.id = new_job_id();
+    if (forked.listener >= 0) watches_.add(forked.listener, pid, job->job.id);
     job->job.pid = pid;
     job->job.argv = req->argv;
     job->job.started_at = now_rfc3339();
@@ -343,6 +404,7 @@ void Supervisor::handle_request(std::unique_ptr<Client> client) {
     jobs_[pid] = std::move(job);
     return;  // the client goes; the job stays
   }
+  if (forked.listener >= 0) watches_.add(forked.listener, pid, "");
   int master_fd = master.get();
   send_message(sock, MsgType::started, encode(Started{pid, ""}), req->tty ? &master_fd : nullptr,
                req->tty ? 1 : 0);
@@ -440,7 +502,13 @@ void Supervisor::reap() {
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     if (auto it = foreground_.find(pid); it != foreground_.end()) {
       auto c = clients_.find(it->second);
+      auto violations = watches_.take(pid);
       if (c != clients_.end()) {
+        if (!violations.empty()) {
+          auto list = nlohmann::ordered_json::array();
+          for (const auto& v : violations) list.push_back(violation_to_json(v));
+          send_message(c->second->sock.get(), MsgType::violations, list.dump());
+        }
         send_message(c->second->sock.get(), MsgType::exited,
                      encode_u32(static_cast<std::uint32_t>(status)));
         clients_.erase(c);
@@ -474,6 +542,8 @@ void Supervisor::run() {
       fds.push_back({fd, POLLIN, 0});
       client_fds.push_back(fd);
     }
+    std::vector<int> watch_fds = watches_.fds();
+    for (int fd : watch_fds) fds.push_back({fd, POLLIN, 0});
     std::vector<std::pair<pid_t, int>> streams;  // (job pid, 1 out / 2 err)
     for (auto& [pid, j] : jobs_) {
       if (j->out.pipe.valid()) {
@@ -493,6 +563,11 @@ void Supervisor::run() {
         auto it = clients_.find(fd);
         if (it != clients_.end()) client_readable(*it->second);
       }
+    }
+    // Trapped calls wait for an answer: before anything that could take a while.
+    for (int fd : watch_fds) {
+      short rev = fds[i++].revents;
+      if (rev) watches_.handle(fd, (rev & (POLLHUP | POLLERR)) != 0);
     }
     for (auto [pid, which] : streams) {
       if (!fds[i++].revents) continue;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "enforce/child_config.hpp"
 
@@ -18,6 +19,7 @@ struct SupervisorContext {
   int logs_dir_fd = -1;    // sandboxes/NAME/logs, opened before the clone (the host's view)
   std::uint64_t log_limit_bytes = 8u << 20;  // per stream: older output is dropped past this
   int layer_lock_fd = -1;  // a copy-on-write workspace's layer lock, held while mounted (or -1)
+  std::vector<std::string> unprotected_deny;  // write_deny paths no mount protects (absent)
 };
 
 // ChildConfig::persistent_main for persistent sandboxes. Never returns.

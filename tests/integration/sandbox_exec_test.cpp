@@ -58,6 +58,40 @@ TEST_F(SandboxExec, RunsUnderTheSameRestrictionsAsRun) {
   EXPECT_LE(std::stoi(r.out.empty() ? "99" : r.out), 5) << r.out;
 }
 
+TEST_F(SandboxExec, RefusalsOfEachExecAreReportedAndLogged) {
+  std::string name = make("seen");
+  // A refused write, a refused syscall, and a write under an absent write_deny path.
+  auto r = corral({"exec", name, "--", "sh", "-c",
+                   "echo x > /etc/corral-x; unshare -U true; mkdir -p .git/hooks; exit 3"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(contains(r.err, "corral: 3 violations: filesystem /etc/corral-x, filesystem " +
+                                  ws_.path() + "/.git/hooks (not refused), seccomp unshare"))
+      << r.err;
+  // --quiet: no summary; a background job's refusals go to the log with its id.
+  r = corral({"exec", "-q", name, "--", "sh", "-c", "touch /usr/corral-q"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_FALSE(contains(r.err, "violation")) << r.err;
+  r = corral({"exec", "-d", name, "--", "sh", "-c", "touch /usr/corral-bg"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string job = r.out.substr(0, r.out.find('\n'));
+
+  std::vector<nlohmann::json> lines;
+  for (int i = 0; i < 100 && lines.size() < 5; ++i) {
+    lines.clear();
+    std::ifstream in(sandbox_dir(name) + "/logs/violations.jsonl");
+    for (std::string l; std::getline(in, l);) lines.push_back(nlohmann::json::parse(l));
+    if (lines.size() < 5) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[0]["subject"], "/etc/corral-x");
+  EXPECT_EQ(lines[1]["kind"], "seccomp");
+  EXPECT_EQ(lines[3]["subject"], "/usr/corral-q");
+  EXPECT_EQ(lines[4]["subject"], "/usr/corral-bg");
+  EXPECT_EQ(lines[4]["job"], job);
+  EXPECT_FALSE(lines[3].contains("job"));
+  EXPECT_EQ(inspect(name)["violations"], 5);
+}
+
 TEST_F(SandboxExec, FiftyConcurrentExecsEachGetTheirOwnOutput) {
   std::string name = make("many");
   constexpr int kExecs = 50;

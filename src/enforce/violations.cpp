@@ -1,0 +1,108 @@
+// Turning trapped calls into violations (see violations.hpp).
+#include "enforce/violations.hpp"
+
+#include <map>
+
+#include <fmt/format.h>
+
+namespace corral {
+namespace {
+
+Violation seccomp_violation(const SeccompEvent& ev) {
+  Violation v;
+  v.kind = "seccomp";
+  v.time = rfc3339(ev.time);
+  v.subject = ev.syscall;
+  if (ev.syscall == "ioctl") {
+    unsigned request = static_cast<unsigned>(ev.args[1]);
+    v.subject += request == 0x5412 ? "(TIOCSTI)" : request == 0x541C ? "(TIOCLINUX)"
+                                                 : fmt::format("(0x{:x})", request);
+  }
+  v.detail = fmt::format("refused with EPERM (pid {}, args 0x{:x}, 0x{:x}, 0x{:x})", ev.pid,
+                         ev.args[0], ev.args[1], ev.args[2]);
+  return v;
+}
+
+// A write-type call that the filesystem view refuses (the kernel fails it itself).
+Violation write_violation(const SeccompEvent& ev) {
+  Violation v;
+  v.kind = "filesystem";
+  v.time = rfc3339(ev.time);
+  v.subject = ev.write->path;
+  v.detail = fmt::format("{}: {} (pid {})", ev.write->op,
+                         ev.write->error == "EXDEV"
+                             ? "a hard link to a file outside the writable paths, refused with EXDEV"
+                             : "a write to a read-only path, refused with EROFS",
+                         ev.pid);
+  return v;
+}
+
+std::optional<Violation> unprotected_deny_violation(const SeccompEvent& ev,
+                                                    const std::vector<std::string>& unprotected) {
+  const std::string& path = ev.write->path;
+  for (const auto& deny : unprotected) {
+    bool under = path == deny || (path.size() > deny.size() && path.starts_with(deny) &&
+                                  path[deny.size()] == '/');
+    if (!under) continue;
+    Violation v;
+    v.kind = "filesystem";
+    v.time = rfc3339(ev.time);
+    v.subject = path;
+    v.detail = fmt::format("{}: under write_deny {}, which did not exist when the sandbox "
+                           "started, so no mount protects it: NOT refused (pid {})",
+                           ev.write->op, deny, ev.pid);
+    return v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Violation> violation_of(const SeccompEvent& ev,
+                                      const std::vector<std::string>& unprotected_deny) {
+  if (ev.refused) return seccomp_violation(ev);
+  if (!ev.write) return std::nullopt;
+  if (ev.write->refused) return write_violation(ev);
+  return unprotected_deny_violation(ev, unprotected_deny);
+}
+
+nlohmann::ordered_json violation_to_json(const Violation& v) {
+  nlohmann::ordered_json jv = {{"kind", v.kind}, {"time", v.time}, {"subject", v.subject},
+                               {"detail", v.detail}};
+  if (v.port) {  // network: the host and port, named as such
+    jv["host"] = v.subject;
+    jv["port"] = *v.port;
+  }
+  return jv;
+}
+
+std::optional<Violation> violation_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return std::nullopt;
+  auto str = [&](const char* key) -> std::optional<std::string> {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+  };
+  auto kind = str("kind"), time = str("time"), subject = str("subject"), detail = str("detail");
+  if (!kind || !time || !subject || !detail) return std::nullopt;
+  Violation v{*kind, *time, *subject, *detail, std::nullopt};
+  if (auto it = j.find("port"); it != j.end() && it->is_number_unsigned() &&
+                                it->get<std::uint64_t>() <= 65535)
+    v.port = static_cast<std::uint16_t>(it->get<std::uint64_t>());
+  return v;
+}
+
+std::string violation_summary(const std::vector<Violation>& violations) {
+  // A write under an absent write_deny path went through: say so in the one line too.
+  std::map<std::string, int> counts;
+  for (const auto& v : violations)
+    ++counts[v.kind + " " + v.subject +
+             (v.detail.find("NOT refused") != std::string::npos ? " (not refused)" : "")];
+  std::string list;
+  for (const auto& [what, n] : counts)
+    list += fmt::format("{}{}{}", list.empty() ? "" : ", ", what,
+                        n > 1 ? fmt::format(" x{}", n) : "");
+  return list;
+}
+
+}  // namespace corral

@@ -1,0 +1,31 @@
+// What a trapped call becomes in a record: a seccomp refusal, a write the filesystem view
+// refuses, or a write under a write_deny path no mount could protect. Shared by `corral run`
+// (its parent answers the listener) and persistent sandboxes (their supervisor does).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "enforce/record.hpp"
+#include "linux/seccomp.hpp"
+
+namespace corral {
+
+// The violation `ev` stands for, if any (its detail names the caller's pid as the answering
+// process sees it: a host pid for `corral run`, a pid inside for a sandbox's supervisor): every refused call; a watched write only when the
+// kernel will refuse it, or when it lands under one of `unprotected_deny` (write_deny paths
+// that did not exist at the start: the write goes through, and the record says so).
+std::optional<Violation> violation_of(const SeccompEvent& ev,
+                                      const std::vector<std::string>& unprotected_deny);
+
+// The record's JSON form of one violation, and back (for the exec protocol and logs).
+nlohmann::ordered_json violation_to_json(const Violation& v);
+std::optional<Violation> violation_from_json(const nlohmann::json& j);
+
+// "filesystem /etc/x x2, seccomp mount": the one-line summary the CLI prints after a command.
+std::string violation_summary(const std::vector<Violation>& violations);
+
+}  // namespace corral

@@ -1,0 +1,61 @@
+// Violations of the commands a supervisor runs (see exec_watch.hpp).
+#include "sandbox/exec_watch.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "enforce/violations.hpp"
+
+namespace corral::sandbox {
+
+void ExecWatches::add(int listener, pid_t pid, const std::string& job_id) {
+  Watch w;
+  w.monitor = std::make_unique<SeccompMonitor>(listener, watched_);
+  w.pid = pid;
+  w.job_id = job_id;
+  watches_[w.monitor->fd()] = std::move(w);
+}
+
+std::vector<int> ExecWatches::fds() const {
+  std::vector<int> out;
+  for (const auto& [fd, w] : watches_) out.push_back(fd);
+  return out;
+}
+
+void ExecWatches::handle(int fd, bool hangup) {
+  auto it = watches_.find(fd);
+  if (it == watches_.end()) return;
+  Watch& w = it->second;
+  while (auto ev = w.monitor->handle_one()) {
+    auto v = violation_of(*ev, unprotected_);
+    if (!v) continue;
+    log(w, *v);
+    if (w.job_id.empty()) pending_[w.pid].push_back(std::move(*v));
+  }
+  if (hangup) watches_.erase(it);
+}
+
+std::vector<Violation> ExecWatches::take(pid_t pid) {
+  auto it = pending_.find(pid);
+  if (it == pending_.end()) return {};
+  auto out = std::move(it->second);
+  pending_.erase(it);
+  return out;
+}
+
+void ExecWatches::log(const Watch& w, const Violation& v) {
+  if (logs_dir_fd_ < 0) return;
+  auto j = violation_to_json(v);
+  j["exec_pid"] = w.pid;
+  if (!w.job_id.empty()) j["job"] = w.job_id;
+  std::string line = j.dump() + "\n";
+  // One O_APPEND write per line: lines from different execs never interleave.
+  int fd = openat(logs_dir_fd_, "violations.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+                  0600);
+  if (fd < 0) return;
+  ssize_t n = write(fd, line.data(), line.size());
+  (void)n;
+  close(fd);
+}
+
+}  // namespace corral::sandbox

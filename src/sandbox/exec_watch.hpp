@@ -1,0 +1,52 @@
+// The supervisor's side of each exec's seccomp listener: the command's refused calls and the
+// writes its filesystem view refuses become violations, kept for the client that waits on
+// the command (foreground) and appended to logs/violations.jsonl (every exec, -d included).
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "enforce/record.hpp"
+#include "linux/seccomp.hpp"
+
+namespace corral::sandbox {
+
+class ExecWatches {
+ public:
+  // `unprotected_deny`: write_deny paths no mount protects; `logs_dir_fd`: where
+  // violations.jsonl goes (-1: nowhere).
+  ExecWatches(std::vector<int> watched_nrs, std::vector<std::string> unprotected_deny,
+              int logs_dir_fd)
+      : watched_(std::move(watched_nrs)), unprotected_(std::move(unprotected_deny)),
+        logs_dir_fd_(logs_dir_fd) {}
+
+  // Starts answering `listener` (owned from now on) for the command `pid` (job id or "").
+  void add(int listener, pid_t pid, const std::string& job_id);
+
+  std::vector<int> fds() const;  // to poll for POLLIN
+  // Answers every call waiting on `fd`; forgets it once nobody uses its filter (`hangup`).
+  void handle(int fd, bool hangup);
+
+  // The violations of foreground command `pid` so far, and forgets them.
+  std::vector<Violation> take(pid_t pid);
+
+ private:
+  struct Watch {
+    std::unique_ptr<SeccompMonitor> monitor;
+    pid_t pid = 0;
+    std::string job_id;
+  };
+  void log(const Watch& w, const Violation& v);
+
+  std::vector<int> watched_;
+  std::vector<std::string> unprotected_;
+  int logs_dir_fd_;
+  std::map<int, Watch> watches_;                       // by listener fd
+  std::map<pid_t, std::vector<Violation>> pending_;    // by command pid
+};
+
+}  // namespace corral::sandbox
