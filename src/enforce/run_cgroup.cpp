@@ -8,11 +8,8 @@
 #include <fmt/format.h>
 
 namespace corral {
-namespace {
 
 bool any_limit(const Policy::Limits& l) { return l.memory_bytes || l.pids || l.cpus; }
-
-}  // namespace
 
 std::string cgroup_name_for(const std::string& run_id) {
   std::string safe;

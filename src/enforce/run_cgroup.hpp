@@ -12,6 +12,9 @@
 
 namespace corral {
 
+// Whether the policy asks for memory, pids or cpu limits (which need a cgroup).
+bool any_limit(const Policy::Limits& limits);
+
 // "<owner pid>-<run id>": the owner's pid lets a later run (or `corral gc`) see the owner died.
 std::string cgroup_name_for(const std::string& run_id);
 // Whether the corral process that made cgroup `name` is still alive.

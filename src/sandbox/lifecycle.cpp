@@ -20,6 +20,7 @@
 #include "policy/show.hpp"
 #include "sandbox/api.hpp"
 #include "sandbox/policy_json.hpp"
+#include "sandbox/sandbox_cgroup.hpp"
 #include "sandbox/spawn.hpp"
 #include "sandbox/store.hpp"
 
@@ -54,6 +55,7 @@ void kill_supervisor(const State& s) {
   // If we (a library caller) were its parent, do not leave a zombie.
   int st;
   waitpid(s.supervisor.pid, &st, WNOHANG);
+  remove_sandbox_cgroup(s.cgroup);
 }
 
 Result<State> spawn_into(const Paths& paths, State s) {
@@ -69,7 +71,8 @@ Result<State> spawn_into(const Paths& paths, State s) {
     return std::move(id).error();
   }
   s.status = Status::running;
-  s.supervisor = *id;
+  s.supervisor = id->supervisor;
+  s.cgroup = id->cgroup;
   s.creator = {};
   s.error.clear();
   s.started_at = now_rfc3339();

@@ -17,11 +17,13 @@
 #include "enforce/child_config.hpp"
 #include "enforce/messages.hpp"
 #include "enforce/mount_plan.hpp"
+#include "enforce/run_cgroup.hpp"
 #include "linux/landlock.hpp"
 #include "linux/probe.hpp"
 #include "linux/proc_identity.hpp"
 #include "linux/process.hpp"
 #include "linux/seccomp.hpp"
+#include "sandbox/sandbox_cgroup.hpp"
 #include "sandbox/supervisor.hpp"
 #include "workspace/run_layer.hpp"
 
@@ -84,9 +86,6 @@ Result<void> check_persistent_policy(const EffectivePolicy& p) {
   std::vector<std::string> missing;
   if (p.network.mode == NetMode::allowlist)
     missing.push_back("network mode \"allowlist\" (use --net none or --net all)");
-  if (p.limits.memory_bytes || p.limits.pids || p.limits.cpus)
-    missing.push_back("memory, pids or cpu limits on a persistent sandbox (not implemented yet; "
-                      "`corral run` enforces them)");
   if (p.limits.output_bytes)
     missing.push_back("an output limit on a persistent sandbox (background output is bounded "
                       "on disk; foreground output goes straight to the caller)");
@@ -97,8 +96,10 @@ Result<void> check_persistent_policy(const EffectivePolicy& p) {
   return make_error(Errc::unsupported, msg);
 }
 
-Result<ProcessIdentity> spawn_supervisor(const SpawnRequest& req) {
+Result<Spawned> spawn_supervisor(const SpawnRequest& req) {
   if (auto r = check_persistent_policy(req.policy); !r) return std::move(r).error();
+  if (any_limit(req.policy.limits))
+    if (auto r = check_sandbox_limits(req.name, req.policy.limits); !r) return std::move(r).error();
   Features features = probe_features();
   Requirements needs = check_requirements(features, req.policy);
   if (!needs.errors.empty()) {
@@ -155,6 +156,7 @@ Result<ProcessIdentity> spawn_supervisor(const SpawnRequest& req) {
   ctx.log_limit_bytes = req.log_limit_bytes;
   if (layer) ctx.layer_lock_fd = layer->lock.fd.get();
   ctx.unprotected_deny = unprotected_write_deny(req.policy);
+  ctx.commands_oom_first = req.policy.limits.memory_bytes.has_value();
   cfg.persistent_main = supervisor_main;
   cfg.persistent_context = &ctx;
   for (int& fd : cfg.stdio_fds) fd = devnull.get();
@@ -230,10 +232,21 @@ Result<ProcessIdentity> spawn_supervisor(const SpawnRequest& req) {
   }
   if (rep.kind == 3)
     return make_error(Errc::could_not_start, "the sandbox's supervisor died during setup");
-  ProcessIdentity id{rep.pid, process_start_time(rep.pid)};
-  if (id.start_time == 0)
+  Spawned out;
+  out.supervisor = {rep.pid, process_start_time(rep.pid)};
+  if (out.supervisor.start_time == 0)
     return make_error(Errc::could_not_start, "the sandbox's supervisor died right after setup");
-  return id;
+  // Limits: the supervisor moves into its cgroup before it takes any request, so every command
+  // it forks is inside.
+  if (any_limit(req.policy.limits)) {
+    auto cg = limit_sandbox(req.name, rep.pid, req.policy.limits);
+    if (!cg) {
+      kill(rep.pid, SIGKILL);
+      return std::move(cg).error();
+    }
+    out.cgroup = std::move(*cg);
+  }
+  return out;
 }
 
 }  // namespace corral::sandbox

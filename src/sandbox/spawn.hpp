@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/result.hpp"
 #include "policy/policy.hpp"
@@ -24,6 +25,10 @@ struct SpawnRequest {
 // Refuses (Errc::unsupported) what a persistent sandbox cannot enforce yet.
 Result<void> check_persistent_policy(const EffectivePolicy& policy);
 
-Result<ProcessIdentity> spawn_supervisor(const SpawnRequest& request);
+struct Spawned {
+  ProcessIdentity supervisor;
+  std::vector<std::string> cgroup;  // its cgroup's leaf dirs when the policy has limits
+};
+Result<Spawned> spawn_supervisor(const SpawnRequest& request);
 
 }  // namespace corral::sandbox

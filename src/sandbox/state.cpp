@@ -107,6 +107,7 @@ nlohmann::json state_to_json(const State& s) {
   j["creator"] = {{"pid", s.creator.pid}, {"start_time", s.creator.start_time}};
   j["error"] = s.error;
   j["log_limit_bytes"] = s.log_limit_bytes;
+  j["cgroup"] = s.cgroup;
   return j;
 }
 
@@ -132,6 +133,7 @@ Result<State> state_from_json(const nlohmann::json& j) {
                  j.at("creator").at("start_time").get<std::uint64_t>()};
     s.error = j.at("error").get<std::string>();
     s.log_limit_bytes = j.at("log_limit_bytes").get<std::uint64_t>();
+    s.cgroup = j.value("cgroup", std::vector<std::string>{});  // absent before limits existed
     return s;
   } catch (const nlohmann::json::exception& e) {
     return make_error(Errc::io_error, std::string("malformed sandbox state: ") + e.what());

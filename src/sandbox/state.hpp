@@ -58,6 +58,7 @@ struct State {
   ProcessIdentity creator;      // while creating: who is building it
   std::string error;            // why it failed, when it did
   std::uint64_t log_limit_bytes = 0;  // per background stream, kept on disk
+  std::vector<std::string> cgroup;    // while running with limits: its cgroup's leaf dirs
 
   friend bool operator==(const State&, const State&) = default;
 };

@@ -230,6 +230,12 @@ class Supervisor {
       if (dup2(tmp[i], i) < 0) fail(1, errno);
   }
   if (chdir(req.cwd.c_str()) != 0 && chdir(c_.fallback_cwd.c_str()) != 0) fail(1, errno);
+  if (ctx_.commands_oom_first) {
+    // Raising one's own score needs no privilege (lowering the supervisor's would).
+    int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write(fd, "1000", 4) != 4) fail(1, errno);
+    close(fd);
+  }
   // Exactly the restrictions of `corral run`, in its order: Landlock, then seccomp last.
   if (int e = landlock::restrict_self(ruleset_fd_, c_.landlock.restrict_flags)) fail(1, e);
   // With a listener, the supervisor answers the command's refused calls and watched writes

@@ -115,10 +115,10 @@ TEST_F(SandboxLifecycle, EveryBadInputHasItsMessageAndStatus) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err, "corral start " + name)) << r.err;
   // A creation that cannot be enforced leaves nothing behind.
-  r = corral({"create", own("limited"), "--workspace", ws_.path(), "--memory", "1GiB"});
+  r = corral({"create", own("filtered"), "--workspace", ws_.path(), "--allow-host", "pypi.org"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err, "persistent sandbox")) << r.err;
-  EXPECT_FALSE(path_exists(sandbox_dir("limited")));
+  EXPECT_FALSE(path_exists(sandbox_dir("filtered")));
 }
 
 TEST_F(SandboxLifecycle, RequireRefusesPathsOutsideTheWorkspacesBeforeRunning) {
