@@ -20,8 +20,9 @@ struct SupervisorContext {
   std::uint64_t log_limit_bytes = 8u << 20;  // per stream: older output is dropped past this
   int layer_lock_fd = -1;  // a copy-on-write workspace's layer lock, held while mounted (or -1)
   std::vector<std::string> unprotected_deny;  // write_deny paths no mount protects (absent)
-  // A memory limit: the supervisor shares the cgroup with the commands, and the OOM killer
-  // must pick one of them (oom_score_adj 1000), never the supervisor.
+  // A memory limit: the supervisor shares the cgroup with the commands; with oom_score_adj 1000
+  // a command's OOM score gains the limit's worth, so the killer picks it over the (small)
+  // supervisor, whose own score cannot be lowered without CAP_SYS_RESOURCE.
   bool commands_oom_first = false;
 };
 

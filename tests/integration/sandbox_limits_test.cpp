@@ -15,7 +15,11 @@ bool cgroups_writable() { return access("/sys/fs/cgroup/memory", W_OK) == 0 && g
 
 TEST_F(SandboxLimits, LimitsHoldForEveryExecAndTheSupervisorSurvives) {
   std::string name = own("limited");
-  auto r = corral({"create", name, "--workspace", ws_.path(), "--memory", "64MiB", "--pids", "32"});
+  // 256 MiB, not less: the OOM killer weighs each process's whole resident memory, and the
+  // supervisor's counts although it was charged elsewhere. A command's oom_score_adj of 1000 adds
+  // the limit's worth to its own score, which outweighs a release supervisor (~3 MB) at any
+  // limit but an ASan one (~150 MB) only from about this size.
+  auto r = corral({"create", name, "--workspace", ws_.path(), "--memory", "256MiB", "--pids", "32"});
   if (!cgroups_writable()) {
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("cgroup"), std::string::npos) << r.err;
@@ -29,7 +33,7 @@ TEST_F(SandboxLimits, LimitsHoldForEveryExecAndTheSupervisorSurvives) {
   for (const auto& d : dirs) EXPECT_TRUE(path_exists(d)) << d;
 
   r = corral({"exec", name, "--", "/usr/bin/python3", "-c",
-              "x = bytearray(512 << 20); print('ESCAPED')"});
+              "x = bytearray(1 << 30); print('ESCAPED')"});
   EXPECT_EQ(r.exit_code, 137) << r.err;
   EXPECT_EQ(r.out.find("ESCAPED"), std::string::npos);
   // A fork flood stops at the limit (the supervisor and python count too).
