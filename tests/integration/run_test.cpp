@@ -35,6 +35,24 @@ class RunTest : public ::testing::Test {
   TempDir ws_;
 };
 
+TEST(Cli, HelpListsEveryVerbAndEachVerbHasItsOwn) {
+  // main() builds only the named verb's parser; the overview must still list them all.
+  auto r = run_corral({"--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* verb : {"run", "policy", "doctor", "gc", "create", "exec", "shell", "ps", "logs",
+                           "kill", "ls", "inspect", "stop", "start", "rm", "update", "diff",
+                           "checkpoint", "rollback", "checkpoints", "fork", "apply", "commit",
+                           "merge"})
+    EXPECT_NE(r.out.find(std::string("\n  ") + verb + " "), std::string::npos) << verb << "\n" << r.out;
+  r = run_corral({"exec", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("Usage: corral exec"), std::string::npos) << r.out;
+  r = run_corral({"exce", "x"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_corral({"--version"});
+  EXPECT_EQ(r.out, "corral 0.1.0\n");
+}
+
 TEST_F(RunTest, ExitStatusIsTheCommands) {
   EXPECT_EQ(run({"/bin/true"}).exit_code, 0);
   EXPECT_EQ(sh("exit 7").exit_code, 7);
