@@ -375,7 +375,7 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
     if (i_sec >= 0 && fds[i_sec].revents) {
       // Answer every waiting call before anything else: the caller is blocked on us.
       while (auto ev = monitor->handle_one()) {
-        if (auto v = violation_of(*ev, unprotected_deny_))
+        if (auto v = violation_of(*ev, unprotected_deny_); v && trapped_cap_.admit())
           record_.violations.push_back(std::move(*v));
       }
       if (fds[i_sec].revents & (POLLHUP | POLLERR)) monitor.reset();
@@ -425,6 +425,7 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
   }
   finished_ = true;
   monitor.reset();
+  if (auto t = trapped_cap_.summary()) record_.violations.push_back(std::move(*t));
   if (egress_) {
     egress_->stop();  // the sandbox is gone: nothing can connect any more
     record_egress(egress_->report(), record_);

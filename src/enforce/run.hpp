@@ -14,6 +14,7 @@
 
 #include "common/result.hpp"
 #include "enforce/record.hpp"
+#include "enforce/violations.hpp"
 #include "linux/cgroup.hpp"
 #include "linux/fd.hpp"
 #include "net/egress_proxy.hpp"
@@ -80,6 +81,7 @@ class Execution {
   std::vector<std::string> landlock_paths_;   // Landlock rules, likewise
   std::vector<int> watched_nrs_;              // seccomp: write-type calls the monitor checks
   std::vector<std::string> unprotected_deny_;  // write_deny paths no mount protects (absent)
+  ViolationCap trapped_cap_;                    // bounds what the seccomp listener adds
   void release_cgroup();  // kills what is left in the run's cgroup and removes it
 
   std::unique_ptr<net::EgressProxy> egress_;  // allowlist: this run's own proxy

@@ -66,6 +66,14 @@ std::optional<Violation> violation_of(const SeccompEvent& ev,
   return unprotected_deny_violation(ev, unprotected_deny);
 }
 
+std::optional<Violation> ViolationCap::summary() const {
+  if (dropped_ == 0) return std::nullopt;
+  return Violation{"truncated", now_rfc3339(), "violations",
+                   fmt::format("{} more refused calls and writes were not kept (the first {} are)",
+                               dropped_, kMaxTrappedViolations),
+                   std::nullopt};
+}
+
 nlohmann::ordered_json violation_to_json(const Violation& v) {
   nlohmann::ordered_json jv = {{"kind", v.kind}, {"time", v.time}, {"subject", v.subject},
                                {"detail", v.detail}};

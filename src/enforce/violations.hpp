@@ -21,6 +21,31 @@ namespace corral {
 std::optional<Violation> violation_of(const SeccompEvent& ev,
                                       const std::vector<std::string>& unprotected_deny);
 
+// A command that retries a refused call in a loop must not grow corral's memory, the record or
+// a log without bound: past this many trapped violations per command only a count is kept,
+// reported as one last entry (kind "truncated").
+inline constexpr std::size_t kMaxTrappedViolations = 1000;
+
+// Counts and caps one command's trapped violations.
+class ViolationCap {
+ public:
+  // Whether to keep one more (false once the cap is reached: then it is counted).
+  bool admit() {
+    if (kept_ < kMaxTrappedViolations) {
+      ++kept_;
+      return true;
+    }
+    ++dropped_;
+    return false;
+  }
+  // The "truncated" entry to append at the end, if anything was dropped.
+  std::optional<Violation> summary() const;
+
+ private:
+  std::size_t kept_ = 0;
+  std::uint64_t dropped_ = 0;
+};
+
 // The record's JSON form of one violation, and back (for the exec protocol and logs).
 nlohmann::ordered_json violation_to_json(const Violation& v);
 std::optional<Violation> violation_from_json(const nlohmann::json& j);

@@ -26,20 +26,33 @@ void ExecWatches::handle(int fd, bool hangup) {
   auto it = watches_.find(fd);
   if (it == watches_.end()) return;
   Watch& w = it->second;
+  auto keep = [&](Violation v) {
+    log(w, v);
+    if (w.job_id.empty() && !w.taken) pending_[w.pid].push_back(std::move(v));
+  };
   while (auto ev = w.monitor->handle_one()) {
     auto v = violation_of(*ev, unprotected_);
-    if (!v) continue;
-    log(w, *v);
-    if (w.job_id.empty()) pending_[w.pid].push_back(std::move(*v));
+    if (v && w.cap.admit()) keep(std::move(*v));
   }
-  if (hangup) watches_.erase(it);
+  if (!hangup) return;
+  if (auto t = w.cap.summary(); t && !w.taken) keep(std::move(*t));
+  watches_.erase(it);
 }
 
 std::vector<Violation> ExecWatches::take(pid_t pid) {
-  auto it = pending_.find(pid);
-  if (it == pending_.end()) return {};
-  auto out = std::move(it->second);
-  pending_.erase(it);
+  std::vector<Violation> out;
+  if (auto it = pending_.find(pid); it != pending_.end()) {
+    out = std::move(it->second);
+    pending_.erase(it);
+  }
+  for (auto& [fd, w] : watches_) {
+    if (w.pid != pid || !w.job_id.empty() || w.taken) continue;
+    w.taken = true;
+    if (auto t = w.cap.summary()) {
+      log(w, *t);
+      out.push_back(std::move(*t));
+    }
+  }
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "enforce/record.hpp"
+#include "enforce/violations.hpp"
 #include "linux/seccomp.hpp"
 
 namespace corral::sandbox {
@@ -31,7 +32,8 @@ class ExecWatches {
   // Answers every call waiting on `fd`; forgets it once nobody uses its filter (`hangup`).
   void handle(int fd, bool hangup);
 
-  // The violations of foreground command `pid` so far, and forgets them.
+  // The violations of foreground command `pid` (which has ended), and forgets them. What its
+  // leftover processes do later goes to the log only.
   std::vector<Violation> take(pid_t pid);
 
  private:
@@ -39,6 +41,8 @@ class ExecWatches {
     std::unique_ptr<SeccompMonitor> monitor;
     pid_t pid = 0;
     std::string job_id;
+    ViolationCap cap;  // bounds the log and the client's list, per exec
+    bool taken = false;  // foreground: take() has handed its list over
   };
   void log(const Watch& w, const Violation& v);
 

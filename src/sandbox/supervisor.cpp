@@ -506,9 +506,10 @@ void Supervisor::reap() {
   pid_t pid;
   while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    // Taken for every ended command, also one whose client has gone (else they would pile up).
+    auto violations = watches_.take(pid);
     if (auto it = foreground_.find(pid); it != foreground_.end()) {
       auto c = clients_.find(it->second);
-      auto violations = watches_.take(pid);
       if (c != clients_.end()) {
         if (!violations.empty()) {
           auto list = nlohmann::ordered_json::array();

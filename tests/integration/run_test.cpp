@@ -218,6 +218,23 @@ TEST_F(RunTest, WritesToReadOnlyPathsAreRecordedWithTheirPath) {
   EXPECT_NE(r.err.find("corral: 7 violations: filesystem "), std::string::npos) << r.err;
 }
 
+TEST_F(RunTest, AFloodOfRefusalsIsCappedAndCounted) {
+  TempDir rec;
+  auto r = run({"/usr/bin/python3", "-c",
+                "import os\n"
+                "for i in range(1500):\n"
+                "    try: os.open('/etc/flood', os.O_WRONLY | os.O_CREAT)\n"
+                "    except OSError: pass\n"},
+               {"--record", rec.file("rec.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(read_file(rec.file("rec.json")));
+  ASSERT_EQ(j["violations"].size(), 1001u);
+  EXPECT_EQ(j["violations"][999]["subject"], "/etc/flood");
+  EXPECT_EQ(j["violations"][1000]["kind"], "truncated");
+  EXPECT_NE(j["violations"][1000]["detail"].get<std::string>().find("500 more"), std::string::npos)
+      << j["violations"][1000].dump();
+}
+
 TEST_F(RunTest, EnvironmentIsDenyByDefault) {
   std::map<std::string, std::string> env{{"PATH", "/usr/bin:/bin"}, {"HOME", "/root"},
                                          {"AWS_SECRET_ACCESS_KEY", "leak"}, {"LC_TIME", "C"},

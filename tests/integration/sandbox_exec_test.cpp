@@ -92,6 +92,24 @@ TEST_F(SandboxExec, RefusalsOfEachExecAreReportedAndLogged) {
   EXPECT_EQ(inspect(name)["violations"], 5);
 }
 
+TEST_F(SandboxExec, AFloodOfRefusalsIsCappedPerExec) {
+  std::string name = make("flood");
+  auto r = corral({"exec", name, "--", "/usr/bin/python3", "-c",
+                   "import os\n"
+                   "for i in range(1200):\n"
+                   "    try: os.open('/etc/flood', os.O_WRONLY | os.O_CREAT)\n"
+                   "    except OSError: pass\n"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "corral: 1001 violations: filesystem /etc/flood x1000, truncated "
+                              "violations"))
+      << r.err;
+  std::ifstream in(sandbox_dir(name) + "/logs/violations.jsonl");
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  ASSERT_EQ(lines.size(), 1001u);
+  EXPECT_TRUE(contains(lines.back(), "200 more")) << lines.back();
+}
+
 TEST_F(SandboxExec, FiftyConcurrentExecsEachGetTheirOwnOutput) {
   std::string name = make("many");
   constexpr int kExecs = 50;
