@@ -46,7 +46,7 @@ void print_error(const Error& e) { fmt::print(stderr, "corral: {}\n", e.describe
 
 bool write_record(const std::string& path, const RunRecord& rec) {
   if (path.empty()) return true;
-  auto r = write_file_atomic(path, record_to_json(rec).dump(2) + "\n");
+  auto r = write_file_atomic(path, record_to_json(rec).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   if (!r) print_error(r.error());
   return r.ok();
 }

@@ -374,11 +374,18 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
     if (i_ctl >= 0 && fds[i_ctl].revents) take_messages();
     if (i_sec >= 0 && fds[i_sec].revents) {
       // Answer every waiting call before anything else: the caller is blocked on us.
-      while (auto ev = monitor->handle_one()) {
+      // At most a batch per turn: the deadline and the output come round again in between.
+      bool drained = false;
+      for (int k = 0; k < kSeccompEventsPerWake; ++k) {
+        auto ev = monitor->handle_one();
+        if (!ev) {
+          drained = true;
+          break;
+        }
         if (auto v = violation_of(*ev, unprotected_deny_); v && trapped_cap_.admit())
           record_.violations.push_back(std::move(*v));
       }
-      if (fds[i_sec].revents & (POLLHUP | POLLERR)) monitor.reset();
+      if (drained && (fds[i_sec].revents & (POLLHUP | POLLERR))) monitor.reset();
     }
     if (i_sig >= 0 && (fds[i_sig].revents & POLLIN)) {
       signalfd_siginfo si;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "policy/show.hpp"
+
 namespace corral {
 namespace {
 
@@ -56,14 +58,32 @@ std::optional<Violation> unprotected_deny_violation(const SeccompEvent& ev,
   return std::nullopt;
 }
 
-}  // namespace
+// The path comes from the caller's memory: any bytes, any length. The record gets valid UTF-8
+// (stray bytes as "\xNN") of bounded size, so a hostile name can neither break the JSON
+// (nlohmann throws on invalid UTF-8) nor bloat a message.
+Violation printable(Violation v) {
+  constexpr std::size_t kMaxSubject = 512;
+  if (v.subject.size() > kMaxSubject) v.subject = v.subject.substr(0, kMaxSubject) + "...";
+  v.subject = json_text(v.subject);
+  v.detail = json_text(v.detail);
+  return v;
+}
 
-std::optional<Violation> violation_of(const SeccompEvent& ev,
-                                      const std::vector<std::string>& unprotected_deny) {
+std::optional<Violation> raw_violation_of(const SeccompEvent& ev,
+                                          const std::vector<std::string>& unprotected_deny) {
   if (ev.refused) return seccomp_violation(ev);
   if (!ev.write) return std::nullopt;
   if (ev.write->refused) return write_violation(ev);
   return unprotected_deny_violation(ev, unprotected_deny);
+}
+
+}  // namespace
+
+std::optional<Violation> violation_of(const SeccompEvent& ev,
+                                      const std::vector<std::string>& unprotected_deny) {
+  auto v = raw_violation_of(ev, unprotected_deny);
+  if (!v) return v;
+  return printable(std::move(*v));
 }
 
 std::optional<Violation> ViolationCap::summary() const {
@@ -75,8 +95,8 @@ std::optional<Violation> ViolationCap::summary() const {
 }
 
 nlohmann::ordered_json violation_to_json(const Violation& v) {
-  nlohmann::ordered_json jv = {{"kind", v.kind}, {"time", v.time}, {"subject", v.subject},
-                               {"detail", v.detail}};
+  nlohmann::ordered_json jv = {{"kind", v.kind}, {"time", v.time},
+                               {"subject", json_text(v.subject)}, {"detail", json_text(v.detail)}};
   if (v.port) {  // network: the host and port, named as such
     jv["host"] = v.subject;
     jv["port"] = *v.port;

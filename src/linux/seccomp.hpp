@@ -81,6 +81,11 @@ struct SeccompEvent {
   std::chrono::system_clock::time_point time;
 };
 
+// How many trapped calls a loop answers per wake-up before it looks at its other duties (a
+// deadline, output, signals, new clients): a command trapping calls from many threads in a loop
+// must not keep the answering loop busy for ever.
+inline constexpr int kSeccompEventsPerWake = 64;
+
 // Parent side: answers every trapped call with EPERM and reports it, except the watched
 // write-type calls, which it looks at and lets continue.
 class SeccompMonitor {

@@ -30,21 +30,6 @@ std::size_t utf8_sequence(const std::string& s, std::size_t i) {
   return len;
 }
 
-// Paths are bytes; JSON strings are UTF-8. Stray bytes become "\xNN" text.
-std::string json_text(const std::string& s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size();) {
-    std::size_t len = utf8_sequence(s, i);
-    if (len == 0) {
-      out += fmt::format("\\x{:02X}", static_cast<unsigned char>(s[i]));
-      ++i;
-    } else {
-      out.append(s, i, len);
-      i += len;
-    }
-  }
-  return out;
-}
 
 ordered_json string_array(const std::vector<std::string>& items) {
   ordered_json arr = ordered_json::array();
@@ -81,6 +66,22 @@ void append_list(std::string& out, const char* name, const std::vector<std::stri
 }
 
 }  // namespace
+
+// Paths are bytes; JSON strings are UTF-8. Stray bytes become "\xNN" text.
+std::string json_text(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t len = utf8_sequence(s, i);
+    if (len == 0) {
+      out += fmt::format("\\x{:02X}", static_cast<unsigned char>(s[i]));
+      ++i;
+    } else {
+      out.append(s, i, len);
+      i += len;
+    }
+  }
+  return out;
+}
 
 ordered_json policy_to_json(const EffectivePolicy& p) {
   ordered_json j;

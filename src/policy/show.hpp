@@ -15,6 +15,10 @@ namespace corral {
 nlohmann::ordered_json policy_to_json(const EffectivePolicy& policy);
 // "sha256:<hex>" of the canonical JSON's compact dump. Stable across runs and machines.
 std::string policy_hash(const EffectivePolicy& policy);
+
+// Paths are bytes; JSON strings are UTF-8: stray bytes become "\xNN" text (never an exception
+// when the JSON is dumped).
+std::string json_text(const std::string& s);
 // Human-readable multi-line summary for `corral policy show`.
 std::string policy_to_text(const EffectivePolicy& policy);
 

@@ -30,7 +30,11 @@ void ExecWatches::handle(int fd, bool hangup) {
     log(w, v);
     if (w.job_id.empty() && !w.taken) pending_[w.pid].push_back(std::move(v));
   };
-  while (auto ev = w.monitor->handle_one()) {
+  // At most a batch per turn, so other execs and new clients get their turn in between.
+  for (int k = 0; k < kSeccompEventsPerWake; ++k) {
+    auto ev = w.monitor->handle_one();
+    if (!ev) break;
+    if (k == kSeccompEventsPerWake - 1) hangup = false;  // more may wait: come back first
     auto v = violation_of(*ev, unprotected_);
     if (v && w.cap.admit()) keep(std::move(*v));
   }
@@ -61,7 +65,7 @@ void ExecWatches::log(const Watch& w, const Violation& v) {
   auto j = violation_to_json(v);
   j["exec_pid"] = w.pid;
   if (!w.job_id.empty()) j["job"] = w.job_id;
-  std::string line = j.dump() + "\n";
+  std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   // One O_APPEND write per line: lines from different execs never interleave.
   int fd = openat(logs_dir_fd_, "violations.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
                   0600);

@@ -84,7 +84,7 @@ void mark_jobs_killed(const std::string& logs_dir) {
     if (j.state != "running") continue;
     j.state = "killed";
     j.ended_at = now_rfc3339();
-    (void)write_file_atomic(logs_dir + "/" + j.id + ".json", job_to_json(j).dump() + "\n", 0600);
+    (void)write_file_atomic(logs_dir + "/" + j.id + ".json", job_to_json(j).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", 0600);
   }
 }
 

@@ -84,7 +84,7 @@ Result<State> load_state(const Paths& paths) {
 }
 
 Result<void> save_state(const Paths& paths, const State& state) {
-  return write_file_atomic(paths.state, state_to_json(state).dump(2) + "\n", 0600);
+  return write_file_atomic(paths.state, state_to_json(state).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", 0600);
 }
 
 bool supervisor_alive(const State& s) {

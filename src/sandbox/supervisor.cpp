@@ -489,7 +489,7 @@ void Supervisor::drain(JobState& job, LogStream& s) {
 }
 
 void Supervisor::write_job(const Job& job) {
-  std::string data = job_to_json(job).dump() + "\n";
+  std::string data = job_to_json(job).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::string name = job.id + ".json", tmp = job.id + ".json.tmp";
   int fd = openat(ctx_.logs_dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return;
@@ -514,7 +514,7 @@ void Supervisor::reap() {
         if (!violations.empty()) {
           auto list = nlohmann::ordered_json::array();
           for (const auto& v : violations) list.push_back(violation_to_json(v));
-          send_message(c->second->sock.get(), MsgType::violations, list.dump());
+          send_message(c->second->sock.get(), MsgType::violations, list.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
         }
         send_message(c->second->sock.get(), MsgType::exited,
                      encode_u32(static_cast<std::uint32_t>(status)));

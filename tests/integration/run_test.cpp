@@ -218,6 +218,17 @@ TEST_F(RunTest, WritesToReadOnlyPathsAreRecordedWithTheirPath) {
   EXPECT_NE(r.err.find("corral: 7 violations: filesystem "), std::string::npos) << r.err;
 }
 
+TEST_F(RunTest, AHostileFileNameIsRecordedAsText) {
+  // Invalid UTF-8 in a refused path (and in argv) must not break the JSON record.
+  TempDir rec;
+  auto r = run({"/bin/sh", "-c", "touch \"$(printf '/usr/bad\\377name')\"; exit 0", "\xff"},
+               {"--record", rec.file("rec.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(read_file(rec.file("rec.json")));
+  ASSERT_EQ(j["violations"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["violations"][0]["subject"], "/usr/bad\\xFFname");
+}
+
 TEST_F(RunTest, AFloodOfRefusalsIsCappedAndCounted) {
   TempDir rec;
   auto r = run({"/usr/bin/python3", "-c",

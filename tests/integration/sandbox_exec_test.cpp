@@ -92,6 +92,17 @@ TEST_F(SandboxExec, RefusalsOfEachExecAreReportedAndLogged) {
   EXPECT_EQ(inspect(name)["violations"], 5);
 }
 
+TEST_F(SandboxExec, AHostileFileNameDoesNotHurtTheSupervisor) {
+  std::string name = make("hostile");
+  auto r = corral({"exec", name, "--", "sh", "-c", "touch \"$(printf '/usr/bad\\377name')\""});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "filesystem /usr/bad\\xFFname")) << r.err;
+  r = corral({"exec", "-d", name, "--", "sh", "-c", "true", "\xff"});  // in the job's record
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = corral({"exec", name, "--", "echo", "alive"});
+  EXPECT_EQ(r.out, "alive\n") << r.err;
+}
+
 TEST_F(SandboxExec, AFloodOfRefusalsIsCappedPerExec) {
   std::string name = make("flood");
   auto r = corral({"exec", name, "--", "/usr/bin/python3", "-c",
