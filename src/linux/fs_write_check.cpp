@@ -98,6 +98,15 @@ bool on_readonly_mount(const UniqueFd& fd) {
   return fd.valid() && fstatvfs(fd.get(), &st) == 0 && (st.f_flag & ST_RDONLY);
 }
 
+// Writing to an existing file is refused by a read-only mount only for regular files and
+// directories: FIFOs, sockets and device nodes stay writable there.
+bool write_refused(const UniqueFd& fd) {
+  struct stat st;
+  if (!fd.valid() || fstat(fd.get(), &st) != 0) return false;
+  if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return false;
+  return on_readonly_mount(fd);
+}
+
 std::string parent_of(std::string path) {
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   auto slash = path.rfind('/');
@@ -145,8 +154,12 @@ std::optional<FsWriteCheck> check_open(const Caller& c, const std::string& op, i
     return out;
   }
   UniqueFd target = c.resolve(*abs, !(flags & O_NOFOLLOW));
+  // An existing file is written only with a write access mode or O_TRUNC (openat2 is trapped
+  // whatever its flags, and O_RDONLY|O_CREAT of an existing file writes nothing).
+  bool writes_existing = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
   if (target.valid())
-    out.refused = !((flags & O_CREAT) && (flags & O_EXCL)) && on_readonly_mount(target);
+    out.refused = writes_existing && !((flags & O_CREAT) && (flags & O_EXCL)) &&
+                  write_refused(target);
   else if (flags & O_CREAT)
     out.refused = create_refused(c, *abs);
   return out;
@@ -215,7 +228,7 @@ std::optional<FsWriteCheck> check_inode(const Caller& c, const std::string& op, 
   if (!path) return std::nullopt;
   auto abs = c.absolute(dirfd, *path);
   if (!abs) return std::nullopt;
-  return FsWriteCheck{op, *abs, on_readonly_mount(c.resolve(*abs, follow)), "EROFS"};
+  return FsWriteCheck{op, *abs, write_refused(c.resolve(*abs, follow)), "EROFS"};
 }
 
 int dirfd_arg(std::uint64_t v) { return static_cast<int>(static_cast<std::uint32_t>(v)); }

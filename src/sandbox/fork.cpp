@@ -37,6 +37,7 @@ Result<State> fill_fork(const Paths& from, const Paths& to, const State& source)
   s.name = to.dir.substr(to.dir.rfind('/') + 1);
   s.status = Status::stopped;
   s.supervisor = {};
+  s.cgroup.clear();  // NAME's, not ours
   s.creator = {};
   s.error.clear();
   s.created_at = now_rfc3339();

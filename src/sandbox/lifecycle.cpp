@@ -43,6 +43,11 @@ Error io(const std::string& what, const std::string& path) {
 // Ends the supervisor and with it every process of the sandbox (PID 1's death empties its pid
 // namespace). Waits until they are gone.
 void kill_supervisor(const State& s) {
+  // Its cgroup goes too, also when the supervisor had already died (crash, OOM kill).
+  struct RemoveCgroup {
+    const State& s;
+    ~RemoveCgroup() { remove_sandbox_cgroup(s.cgroup); }
+  } remove_cgroup{s};
   if (s.supervisor.pid <= 0) return;
   UniqueFd pidfd(open_pidfd(s.supervisor.pid));
   if (!pidfd.valid()) return;
@@ -62,6 +67,9 @@ Result<State> spawn_into(const Paths& paths, State s) {
   auto policy = policy_from_json(s.policy);
   if (!policy) return std::move(policy).error();
   SpawnRequest req{s.name, std::move(*policy), paths, s.home, s.log_limit_bytes};
+  // A supervisor that died (failed) may have left its cgroup: a new one is made below.
+  remove_sandbox_cgroup(s.cgroup);
+  s.cgroup.clear();
   auto id = spawn_supervisor(req);
   if (!id) {
     s.status = Status::failed;
@@ -185,6 +193,7 @@ Result<State> stop(const std::string& name) {
   mark_jobs_killed(paths->logs);
   s->status = Status::stopped;
   s->supervisor = {};
+  s->cgroup.clear();
   s->stopped_at = now_rfc3339();
   if (auto r = save_state(*paths, *s); !r) return std::move(r).error();
   return s;
@@ -207,7 +216,7 @@ Result<void> remove(const std::string& name, bool force) {
   if (!s) return std::move(s).error();
   Status live = live_status(*s);
   if (auto r = check_can_remove(name, live, force); !r) return std::move(r).error();
-  if (live == Status::running) kill_supervisor(*s);
+  if (live == Status::running || live == Status::failed) kill_supervisor(*s);
   return remove_tree(paths->dir);
 }
 

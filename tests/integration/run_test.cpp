@@ -187,7 +187,8 @@ TEST_F(RunTest, WritesThatMayHappenAreNotViolations) {
   auto r = sh("set -e; mkdir -p d/e && echo x > d/f && ln d/f d/hard && ln -s f d/soft && "
               "mv d/f d/g && chmod 600 d/g && truncate -s 1 d/g && rm d/hard && rmdir d/e && "
               "echo t > /tmp/t && mv /tmp/t /tmp/u && echo ok > /dev/null && "
-              "/usr/bin/python3 -c 'import os; os.open(\"d/n\", os.O_RDWR | os.O_CREAT)' && ls d",
+              "/usr/bin/python3 -c 'import os; os.open(\"d/n\", os.O_RDWR | os.O_CREAT); "
+              "os.open(\"/etc/hostname\", os.O_RDONLY | os.O_CREAT)' && ls d",
               {"--record", rec.file("rec.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "g\nn\nsoft\n");
