@@ -100,6 +100,13 @@ MountPlan build_mount_plan(const EffectivePolicy& policy, const MountPlanOptions
   }
   for (const auto& p : fs.read_allow)
     user.push_back({{MountOpKind::bind_ro, p, p, is_directory(p), 0, false, "read_allow"}, 3});
+  const std::string& state = options.hide_state;
+  if (!state.empty() && state != "/" && is_directory(state) &&
+      std::none_of(user.begin(), user.end(), [&](const UserMount& u) {
+        return u.op.target == state || is_inside(u.op.target, state);
+      }))
+    user.push_back({{MountOpKind::deny_dir, "", state, true, 0, false,
+                     "corral's state (persistent sandboxes' sockets)"}, 2});
 
   std::stable_sort(user.begin(), user.end(), [](const UserMount& a, const UserMount& b) {
     size_t da = depth(a.op.target), db = depth(b.op.target);

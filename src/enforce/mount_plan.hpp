@@ -43,6 +43,10 @@ struct MountPlanOptions {
   // A copy-on-write workspace's layer directory (workspace/layer.hpp): the workspace becomes
   // an overlay with LAYER/upper and LAYER/work instead of a writable bind.
   std::string workspace_layer;
+  // corral's own state directory: hidden like a read_deny directory (it holds the sockets of
+  // persistent sandboxes, which would take commands from anyone who can connect), unless a
+  // path the policy mounts lies inside it. Empty or absent: nothing to hide.
+  std::string hide_state;
 };
 
 struct MountPlan {

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "common/state_root.hpp"
 #include "enforce/child_config.hpp"
 #include "enforce/egress.hpp"
 #include "enforce/env.hpp"
@@ -159,8 +160,10 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   cfg.uid = getuid();
   cfg.gid = getgid();
   cfg.private_network = request.policy.network.mode != NetMode::all;
+  auto state_root = corral_state_root();
   cfg.plan = build_mount_plan(request.policy,
-                              MountPlanOptions{cfg.private_network, request.workspace_layer});
+                              MountPlanOptions{cfg.private_network, request.workspace_layer,
+                                               state_root ? *state_root : ""});
   cfg.landlock = landlock::build_ruleset(request.policy, features->landlock_abi);
   for (const auto& rule : cfg.landlock.rules) exe->landlock_paths_.push_back(rule.path);
   if (features->landlock_abi == 0)

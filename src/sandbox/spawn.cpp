@@ -121,8 +121,10 @@ Result<Spawned> spawn_supervisor(const SpawnRequest& req) {
     if (!made) return std::move(made).error();
     layer = std::move(*made);
   }
+  auto root = state_root();
   cfg.plan = build_mount_plan(req.policy,
-                              MountPlanOptions{cfg.private_network, layer ? layer->layer.dir : ""});
+                              MountPlanOptions{cfg.private_network, layer ? layer->layer.dir : "",
+                                               root ? *root : ""});
   if (!req.home.empty()) add_home_volume(cfg.plan, req.paths.home, req.home);
   cfg.landlock = landlock::build_ruleset(req.policy, features.landlock_abi);
   if (cfg.landlock.abi > 0 && !req.home.empty())

@@ -1,6 +1,8 @@
 // The state directory: root selection, atomic state.json, the lock, liveness of the supervisor.
 #include "sandbox/store.hpp"
 
+#include "common/state_root.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -19,15 +21,7 @@
 
 namespace corral::sandbox {
 
-Result<std::string> state_root() {
-  if (const char* h = getenv("CORRAL_HOME"); h && *h) return std::string(h);
-  if (geteuid() == 0) return std::string("/var/lib/corral");
-  if (const char* x = getenv("XDG_DATA_HOME"); x && *x == '/') return std::string(x) + "/corral";
-  if (const char* home = getenv("HOME"); home && *home == '/')
-    return std::string(home) + "/.local/share/corral";
-  return make_error(Errc::invalid_input,
-                    "cannot place corral's state: set CORRAL_HOME, XDG_DATA_HOME or HOME");
-}
+Result<std::string> state_root() { return corral_state_root(); }
 
 Paths paths_for(const std::string& root, const std::string& name) {
   Paths p;

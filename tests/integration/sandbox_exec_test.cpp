@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -90,6 +91,34 @@ TEST_F(SandboxExec, RefusalsOfEachExecAreReportedAndLogged) {
   EXPECT_EQ(lines[4]["job"], job);
   EXPECT_FALSE(lines[3].contains("job"));
   EXPECT_EQ(inspect(name)["violations"], 5);
+}
+
+TEST_F(SandboxExec, ARunSandboxCannotReachAPersistentSandboxsSocket) {
+  // corral's state directory is hidden in every sandbox: its supervisor.sock files would take
+  // commands from whoever can connect. Outside /tmp (which is private anyway), so the hiding
+  // itself is what is tested.
+  char tmpl[] = "/var/tmp/corral-state-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string root = tmpl;
+  env_["CORRAL_HOME"] = root;
+  std::string name = make("target");
+  std::string sock = root + "/sandboxes/" + name + "/supervisor.sock";
+  ASSERT_TRUE(path_exists(sock));
+  TempDir ws;
+  auto r = corral({"run", "--workspace", ws.path(), "--", "/usr/bin/python3", "-c",
+                   "import socket\n"
+                   "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+                   "try:\n"
+                   "    s.connect('" + sock + "'); print('ESCAPED')\n"
+                   "except OSError as e:\n"
+                   "    print('refused', e.errno)\n"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "refused 13\n") << r.err;  // EACCES: the state dir is a mode-000 mask
+  // Inside the persistent sandbox itself, too.
+  r = corral({"exec", name, "--", "sh", "-c", "ls " + root + "/sandboxes || echo hidden"});
+  EXPECT_EQ(r.out, "hidden\n") << r.err;
+  corral({"rm", "-f", name});
+  std::filesystem::remove_all(root);
 }
 
 TEST_F(SandboxExec, AHostileFileNameDoesNotHurtTheSupervisor) {

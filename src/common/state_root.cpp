@@ -1,0 +1,20 @@
+// corral's state directory (see state_root.hpp).
+#include "common/state_root.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace corral {
+
+Result<std::string> corral_state_root() {
+  if (const char* h = std::getenv("CORRAL_HOME"); h && *h) return std::string(h);
+  if (geteuid() == 0) return std::string("/var/lib/corral");
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x == '/') return std::string(x) + "/corral";
+  if (const char* home = std::getenv("HOME"); home && *home == '/')
+    return std::string(home) + "/.local/share/corral";
+  return make_error(Errc::invalid_input,
+                    "cannot place corral's state: set CORRAL_HOME, XDG_DATA_HOME or HOME");
+}
+
+}  // namespace corral
