@@ -128,7 +128,9 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   rec.policy_hash = policy_hash(request.policy);
   // Refusals corral cannot see (seccomp, limit and read-only-write violations are recorded).
   rec.not_observed = {"filesystem reads: a read_deny path reads as an empty file or directory, "
-                      "which is not recorded"};
+                      "which is not recorded",
+                      "filesystem writes refused by Landlock or file modes (EACCES) where no "
+                      "read-only mount refuses them first (/proc/self/*)"};
   // With an allowlist every refusal passes through the run's proxy; otherwise a refused
   // connect is just "network unreachable" inside.
   if (request.policy.network.mode != NetMode::allowlist) {
@@ -385,7 +387,7 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
           drained = true;
           break;
         }
-        if (auto v = violation_of(*ev, unprotected_deny_); v && trapped_cap_.admit())
+        if (auto v = violation_of(*ev, unprotected_deny_); v && trapped_cap_.admit(*v))
           record_.violations.push_back(std::move(*v));
       }
       if (drained && (fds[i_sec].revents & (POLLHUP | POLLERR))) monitor.reset();

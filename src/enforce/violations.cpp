@@ -31,11 +31,13 @@ Violation write_violation(const SeccompEvent& ev) {
   v.kind = "filesystem";
   v.time = rfc3339(ev.time);
   v.subject = ev.write->path;
-  v.detail = fmt::format("{}: {} (pid {})", ev.write->op,
-                         ev.write->error == "EXDEV"
-                             ? "a hard link to a file outside the writable paths, refused with EXDEV"
-                             : "a write to a read-only path, refused with EROFS",
-                         ev.pid);
+  const std::string& e = ev.write->error;
+  v.detail = fmt::format(
+      "{}: {} (pid {})", ev.write->op,
+      e == "EXDEV"   ? "a hard link to a file outside the writable paths, refused with EXDEV"
+      : e == "EBUSY" ? "of a path bound read-only over itself (write_deny), refused with EBUSY"
+                     : "a write to a read-only path, refused with EROFS",
+      ev.pid);
   return v;
 }
 

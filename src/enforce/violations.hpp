@@ -29,10 +29,13 @@ inline constexpr std::size_t kMaxTrappedViolations = 1000;
 // Counts and caps one command's trapped violations.
 class ViolationCap {
  public:
-  // Whether to keep one more (false once the cap is reached: then it is counted).
-  bool admit() {
-    if (kept_ < kMaxTrappedViolations) {
-      ++kept_;
+  // Whether to keep `v` (false once the cap is reached: then it is counted). Writes that went
+  // through (under an absent write_deny path) have a budget of their own, so a flood of
+  // refusals cannot hide them.
+  bool admit(const Violation& v) {
+    std::size_t& kept = v.detail.find("NOT refused") != std::string::npos ? kept_through_ : kept_;
+    if (kept < kMaxTrappedViolations) {
+      ++kept;
       return true;
     }
     ++dropped_;
@@ -42,7 +45,7 @@ class ViolationCap {
   std::optional<Violation> summary() const;
 
  private:
-  std::size_t kept_ = 0;
+  std::size_t kept_ = 0, kept_through_ = 0;
   std::uint64_t dropped_ = 0;
 };
 

@@ -136,10 +136,18 @@ bool create_refused(const Caller& c, const std::string& abs) {
   return on_readonly_mount(c.resolve(parent_of(abs), true));
 }
 
-// Removing or renaming a name: refused when it exists in a read-only directory.
-bool remove_refused(const Caller& c, const std::string& abs) {
-  if (!c.resolve(abs, false).valid()) return false;
-  return on_readonly_mount(c.resolve(parent_of(abs), true));
+std::optional<std::uint64_t> mount_id(const UniqueFd& fd);
+
+// Removing or renaming a name: refused when it exists in a read-only directory (EROFS), or is
+// itself a mount point, as a write_deny file bound read-only over itself is (EBUSY).
+std::string remove_refused(const Caller& c, const std::string& abs) {
+  UniqueFd target = c.resolve(abs, false);
+  if (!target.valid()) return "";
+  UniqueFd parent = c.resolve(parent_of(abs), true);
+  if (on_readonly_mount(parent)) return "EROFS";
+  auto a = mount_id(target), b = mount_id(parent);
+  if (a && b && *a != *b) return "EBUSY";
+  return "";
 }
 
 std::optional<FsWriteCheck> check_open(const Caller& c, const std::string& op, int dirfd,
@@ -172,8 +180,9 @@ std::optional<FsWriteCheck> check_name(const Caller& c, const std::string& op, i
   if (!path) return std::nullopt;
   auto abs = c.absolute(dirfd, *path);
   if (!abs) return std::nullopt;
-  return FsWriteCheck{op, *abs, creates ? create_refused(c, *abs) : remove_refused(c, *abs),
-                      "EROFS"};
+  if (creates) return FsWriteCheck{op, *abs, create_refused(c, *abs), "EROFS"};
+  std::string error = remove_refused(c, *abs);
+  return FsWriteCheck{op, *abs, !error.empty(), error.empty() ? "EROFS" : error};
 }
 
 std::optional<FsWriteCheck> check_rename(const Caller& c, const std::string& op, int olddir,
@@ -186,10 +195,19 @@ std::optional<FsWriteCheck> check_rename(const Caller& c, const std::string& op,
   if (!to_path) return from;
   auto to = c.absolute(newdir, *to_path);
   if (!to) return from;
-  // The target may exist (it is replaced) or not: only its directory matters.
-  if (c.resolve(from->path, false).valid() && on_readonly_mount(c.resolve(parent_of(*to), true)))
-    return FsWriteCheck{op, *to, true, "EROFS"};
-  return from;
+  // The target may exist (it is replaced) or not: its directory matters, and a target that is a
+  // mount point (a write_deny file) cannot be replaced.
+  if (!c.resolve(from->path, false).valid()) return from;
+  UniqueFd to_dir = c.resolve(parent_of(*to), true);
+  if (on_readonly_mount(to_dir)) return FsWriteCheck{op, *to, true, "EROFS"};
+  // A rename across mounts (EXDEV) is no violation: mv copies instead, as on any host.
+  auto to_mnt = mount_id(to_dir);
+  if (UniqueFd target = c.resolve(*to, false); target.valid()) {
+    auto t = mount_id(target);
+    if (t && to_mnt && *t != *to_mnt) return FsWriteCheck{op, *to, true, "EBUSY"};
+  }
+  // Not refused: what is written is the new name (it may be under an absent write_deny path).
+  return FsWriteCheck{op, *to, false, "EROFS"};
 }
 
 std::optional<std::uint64_t> mount_id(const UniqueFd& fd) {

@@ -24,7 +24,9 @@ struct FsWriteCheck {
   std::string op;    // e.g. "openat(O_WRONLY|O_CREAT|O_TRUNC)", "unlinkat", "renameat2"
   std::string path;  // absolute, as the caller sees it (the first read-only one for a rename)
   bool refused = false;  // the kernel will fail it with `error`
-  std::string error;     // "EROFS" (a read-only mount) or "EXDEV" (a link across mounts)
+  // "EROFS" (a read-only mount), "EXDEV" (a hard link across mounts) or "EBUSY" (removing
+  // or replacing a mount point, e.g. a write_deny file)
+  std::string error;
 };
 
 // Reads the path arguments of `syscall` (one of watched_write_syscalls()) from process `pid`

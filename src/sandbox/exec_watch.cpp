@@ -36,7 +36,7 @@ void ExecWatches::handle(int fd, bool hangup) {
     if (!ev) break;
     if (k == kSeccompEventsPerWake - 1) hangup = false;  // more may wait: come back first
     auto v = violation_of(*ev, unprotected_);
-    if (v && w.cap.admit()) keep(std::move(*v));
+    if (v && w.cap.admit(*v)) keep(std::move(*v));
   }
   if (!hangup) return;
   if (auto t = w.cap.summary(); t && !w.taken) keep(std::move(*t));
@@ -67,8 +67,8 @@ void ExecWatches::log(const Watch& w, const Violation& v) {
   if (!w.job_id.empty()) j["job"] = w.job_id;
   std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   // One O_APPEND write per line: lines from different execs never interleave.
-  int fd = openat(logs_dir_fd_, "violations.jsonl", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-                  0600);
+  int fd = openat(logs_dir_fd_, "violations.jsonl",
+                  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return;
   ssize_t n = write(fd, line.data(), line.size());
   (void)n;

@@ -284,6 +284,10 @@ Result<Inspection> inspect(const std::string& name) {
   in.violations = count_lines(paths->logs + "/violations.jsonl");
   in.not_observed = {"filesystem reads: a read_deny path reads as an empty file or directory, "
                      "which is not recorded",
+                     "filesystem writes refused by Landlock or file modes (EACCES) where no "
+                     "read-only mount refuses them first (/proc/self/*)",
+                     "filesystem writes of processes that made themselves non-dumpable (the "
+                     "supervisor holds no capability to read their memory)",
                      "network"};
   if (!probe_features().seccomp_user_notif)
     in.not_observed.push_back("seccomp and filesystem writes: refused, but this kernel cannot "

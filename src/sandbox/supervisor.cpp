@@ -307,6 +307,9 @@ void Supervisor::accept_client() {
   // hold the sandbox up for long.
   timeval tv{5, 0};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  // Nor may a client that stops reading (suspended with ^Z, say) block the supervisor, and
+  // with it every exec's trapped calls, in a send: it loses that message instead.
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   handle_request(std::move(client));
 }
 

@@ -459,6 +459,34 @@ TEST(RunWriteDeny, GitHooksAndConfigStayReadOnlyInTheWorkspace) {
   EXPECT_EQ(read_file(ws.path() + "/fine"), "ok\n");
 }
 
+TEST(RunWriteDeny, RemovingOrReplacingAProtectedFileIsRecorded) {
+  // git writes config.lock and renames it over .git/config: refused (EBUSY: a mount point).
+  TempDir ws, rec;
+  std::filesystem::create_directories(ws.path() + "/.git");
+  write_file(ws.path() + "/.git/config", "[core]\n");
+  auto r = run_corral({"run", "--workspace", ws.path(), "--record", rec.file("rec.json"), "--",
+                       "/bin/sh", "-c",
+                       "rm -f .git/config; echo x > .git/config.lock; "
+                       "/usr/bin/python3 -c 'import os; os.rename(\".git/config.lock\", "
+                       "\".git/config\")'; mkdir -p h; mv h .git/hooks; exit 0"},
+                      CliOptions{ws.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(ws.path() + "/.git/config"), "[core]\n");
+  auto j = nlohmann::json::parse(read_file(rec.file("rec.json")));
+  std::vector<std::string> got;
+  for (const auto& v : j["violations"]) {
+    std::string d = v["detail"];
+    got.push_back(v["subject"].get<std::string>() + " " + d.substr(0, d.find(':')) +
+                  (d.find("EBUSY") != std::string::npos ? " EBUSY" : "") +
+                  (d.find("NOT refused") != std::string::npos ? " through" : ""));
+  }
+  // The rename of a new directory onto the absent .git/hooks went through, and says so.
+  EXPECT_EQ(got, (std::vector<std::string>{ws.path() + "/.git/config unlinkat EBUSY",
+                                           ws.path() + "/.git/config rename EBUSY",
+                                           ws.path() + "/.git/hooks renameat2 through"}))
+      << j["violations"].dump();
+}
+
 TEST(RunWriteDeny, AnAbsentWriteDenyPathIsNotEnforcedAndItsWritesAreRecorded) {
   // No .git yet: no mount can protect .git/hooks. The record says so up front, and a write
   // that lands there is in the violations, marked as not refused.
