@@ -37,6 +37,14 @@ void add_inspect_verb(CLI::App& app, VerbAction& action) {
       for (int p : in->pids) pids += (pids.empty() ? "" : " ") + std::to_string(p);
       fmt::print("pids:        {}\nmemory:      {} KiB resident\n", pids.empty() ? "-" : pids,
                  in->resident_bytes / 1024);
+      if (in->cgroup_usage.is_object()) {
+        const auto& u = in->cgroup_usage;
+        fmt::print("cgroup:      {} KiB now, {} KiB peak, {} OOM kill(s), {} task(s), {} ms CPU\n",
+                   u["memory_bytes"].get<std::uint64_t>() / 1024,
+                   u["peak_memory_bytes"].get<std::uint64_t>() / 1024,
+                   u["oom_kills"].get<std::uint64_t>(), u["pids"].get<std::uint64_t>(),
+                   u["cpu_ms"].get<std::uint64_t>());
+      }
       fmt::print("jobs:        {}\n", in->jobs.size());
       fmt::print("violations:  {}{}\n", in->violations,
                  in->violations ? " (logs/violations.jsonl)" : "");

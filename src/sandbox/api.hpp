@@ -50,6 +50,9 @@ struct Inspection {
   State state;                       // status is the live one
   std::vector<int> pids;             // host pids: the supervisor, then every process inside
   std::uint64_t resident_bytes = 0;  // their resident memory together
+  // With limits: what the sandbox's cgroup counted (memory now and at peak, OOM kills, tasks,
+  // CPU time), as JSON; null without a cgroup.
+  nlohmann::json cgroup_usage;
   std::vector<Job> jobs;
   std::size_t violations = 0;             // lines in logs/violations.jsonl
   std::vector<std::string> not_observed;  // what this sandbox does not record

@@ -279,6 +279,14 @@ Result<Inspection> inspect(const std::string& name) {
     in.pids.push_back(in.state.supervisor.pid);
     for (pid_t p : descendants_of(in.state.supervisor.pid)) in.pids.push_back(p);
     for (int p : in.pids) in.resident_bytes += resident_bytes(p);
+    if (!in.state.cgroup.empty()) {
+      SandboxUsage u = sandbox_usage(in.state.cgroup);
+      in.cgroup_usage = {{"memory_bytes", u.memory_bytes},
+                         {"peak_memory_bytes", u.peak_memory_bytes},
+                         {"oom_kills", u.oom_kills},
+                         {"pids", u.pids},
+                         {"cpu_ms", u.cpu_ms}};
+    }
   }
   in.jobs = list_jobs(paths->logs);
   in.violations = count_lines(paths->logs + "/violations.jsonl");
@@ -301,6 +309,7 @@ nlohmann::json inspection_to_json(const Inspection& in) {
   j.erase("inputs");
   j["pids"] = in.pids;
   j["resident_bytes"] = in.resident_bytes;
+  j["cgroup_usage"] = in.cgroup_usage;
   nlohmann::json jobs = nlohmann::json::array();
   for (const auto& job : in.jobs) jobs.push_back(job_to_json(job));
   j["jobs"] = std::move(jobs);

@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <chrono>
 #include <fmt/format.h>
+#include <fstream>
+#include <optional>
 #include <thread>
 
 #include "enforce/run_cgroup.hpp"
@@ -46,6 +48,38 @@ Result<std::vector<std::string>> limit_sandbox(const std::string& name, pid_t su
     return std::move(r).error();
   }
   return cg->paths();
+}
+
+namespace {
+
+// The number in a control file ("123\n"), or after `key` in a "key value" file.
+std::optional<std::uint64_t> read_number(const std::string& path, const std::string& key = "") {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::string k;
+  std::uint64_t v = 0;
+  if (key.empty()) return (in >> v) ? std::optional<std::uint64_t>(v) : std::nullopt;
+  while (in >> k >> v)
+    if (k == key) return v;
+  return std::nullopt;
+}
+
+}  // namespace
+
+SandboxUsage sandbox_usage(const std::vector<std::string>& dirs) {
+  SandboxUsage u;
+  for (const auto& d : dirs) {
+    if (auto v = read_number(d + "/memory.usage_in_bytes")) u.memory_bytes = *v;    // v1
+    if (auto v = read_number(d + "/memory.current")) u.memory_bytes = *v;           // v2
+    if (auto v = read_number(d + "/memory.max_usage_in_bytes")) u.peak_memory_bytes = *v;
+    if (auto v = read_number(d + "/memory.peak")) u.peak_memory_bytes = *v;
+    if (auto v = read_number(d + "/memory.oom_control", "oom_kill")) u.oom_kills = *v;
+    if (auto v = read_number(d + "/memory.events", "oom_kill")) u.oom_kills = *v;
+    if (auto v = read_number(d + "/pids.current")) u.pids = *v;
+    if (auto v = read_number(d + "/cpuacct.usage")) u.cpu_ms = *v / 1000000;        // ns
+    if (auto v = read_number(d + "/cpu.stat", "usage_usec")) u.cpu_ms = *v / 1000;
+  }
+  return u;
 }
 
 void remove_sandbox_cgroup(const std::vector<std::string>& dirs) {

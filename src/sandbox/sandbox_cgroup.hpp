@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,15 @@ Result<void> check_sandbox_limits(const std::string& name, const Policy::Limits&
 // Creates the cgroup and moves `supervisor` (a host pid) into it; returns its leaf dirs.
 Result<std::vector<std::string>> limit_sandbox(const std::string& name, pid_t supervisor,
                                                const Policy::Limits& limits);
+
+// What the sandbox's cgroup has counted (a limited sandbox): read from its leaf dirs, v1 or v2.
+struct SandboxUsage {
+  std::uint64_t memory_bytes = 0, peak_memory_bytes = 0;  // 0 without a memory controller
+  std::uint64_t oom_kills = 0;
+  std::uint64_t pids = 0;
+  std::uint64_t cpu_ms = 0;
+};
+SandboxUsage sandbox_usage(const std::vector<std::string>& dirs);
 
 // Removes the leaf dirs once the supervisor is gone (retrying briefly while the last processes
 // leave). What stays behind is the reaper's.

@@ -36,6 +36,13 @@ TEST_F(SandboxLimits, LimitsHoldForEveryExecAndTheSupervisorSurvives) {
               "x = bytearray(1 << 30); print('ESCAPED')"});
   EXPECT_EQ(r.exit_code, 137) << r.err;
   EXPECT_EQ(r.out.find("ESCAPED"), std::string::npos);
+  // inspect reports what the cgroup counted: the OOM kill, a peak at the limit.
+  auto usage = inspect(name)["cgroup_usage"];
+  ASSERT_TRUE(usage.is_object()) << usage.dump();
+  EXPECT_EQ(usage["oom_kills"], 1) << usage.dump();
+  EXPECT_GT(usage["peak_memory_bytes"].get<std::uint64_t>(), 200u << 20) << usage.dump();
+  EXPECT_LE(usage["peak_memory_bytes"].get<std::uint64_t>(), 256u << 20) << usage.dump();
+  EXPECT_GE(usage["pids"].get<std::uint64_t>(), 1u) << usage.dump();
   // A fork flood stops at the limit (the supervisor and python count too).
   r = corral({"exec", name, "--", "/usr/bin/python3", "-c",
               "import os, signal, time\n"
