@@ -21,6 +21,7 @@
 #include "enforce/messages.hpp"
 #include "linux/identity.hpp"
 #include "linux/landlock.hpp"
+#include "linux/fd_passing.hpp"
 #include "linux/seccomp.hpp"
 #include "linux/mount.hpp"
 #include "linux/netdev.hpp"
@@ -221,21 +222,7 @@ void load_seccomp(const ChildConfig& c) {
   ChildMsg msg;
   std::memset(&msg, 0, sizeof msg);
   msg.type = ChildMsgType::seccomp_listener;
-  iovec iov{&msg, sizeof msg};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
-  std::memset(control, 0, sizeof control);
-  msghdr mh;
-  std::memset(&mh, 0, sizeof mh);
-  mh.msg_iov = &iov;
-  mh.msg_iovlen = 1;
-  mh.msg_control = control;
-  mh.msg_controllen = sizeof control;
-  cmsghdr* cm = CMSG_FIRSTHDR(&mh);
-  cm->cmsg_level = SOL_SOCKET;
-  cm->cmsg_type = SCM_RIGHTS;
-  cm->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(cm), &listener, sizeof listener);
-  ssize_t n = sendmsg(c.ctl_fd, &mh, MSG_NOSIGNAL);
+  ssize_t n = send_with_fd(c.ctl_fd, &msg, sizeof msg, listener);
   int err = n == static_cast<ssize_t>(sizeof msg) ? 0 : (n < 0 ? errno : EIO);
   close(listener);
   check(c, SetupStep::seccomp, err);

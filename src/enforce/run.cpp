@@ -25,6 +25,7 @@
 #include "enforce/messages.hpp"
 #include "enforce/run_cgroup.hpp"
 #include "enforce/violations.hpp"
+#include "linux/fd_passing.hpp"
 #include "linux/probe.hpp"
 #include "linux/seccomp.hpp"
 #include "linux/process.hpp"
@@ -69,24 +70,6 @@ std::vector<char*> pointers_to(std::vector<std::string>& strings) {
   return out;
 }
 
-// recv() of one message that may carry one fd (SCM_RIGHTS). Non-blocking.
-ssize_t recv_with_fd(int sock, void* buf, size_t len, int* fd_out) {
-  *fd_out = -1;
-  iovec iov{buf, len};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
-  msghdr mh{};
-  mh.msg_iov = &iov;
-  mh.msg_iovlen = 1;
-  mh.msg_control = control;
-  mh.msg_controllen = sizeof control;
-  ssize_t n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-  if (n <= 0) return n;
-  for (cmsghdr* cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
-      std::memcpy(fd_out, CMSG_DATA(cm), sizeof(int));
-  return n;
-}
-
 std::int64_t ms_of(const timeval& tv) {
   return static_cast<std::int64_t>(tv.tv_sec) * 1000 + tv.tv_usec / 1000;
 }
@@ -127,10 +110,7 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   rec.argv = request.argv;
   rec.policy_hash = policy_hash(request.policy);
   // Refusals corral cannot see (seccomp, limit and read-only-write violations are recorded).
-  rec.not_observed = {"filesystem reads: a read_deny path reads as an empty file or directory, "
-                      "which is not recorded",
-                      "filesystem writes refused by Landlock or file modes (EACCES) where no "
-                      "read-only mount refuses them first (/proc/self/*)"};
+  rec.not_observed = {kReadsNotObserved, kEaccesWritesNotObserved};
   // With an allowlist every refusal passes through the run's proxy; otherwise a refused
   // connect is just "network unreachable" inside.
   if (request.policy.network.mode != NetMode::allowlist) {
@@ -317,7 +297,7 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
     ChildMsg msg;
     while (ctl_open) {
       int passed_fd = -1;
-      ssize_t n = recv_with_fd(ctl_.get(), &msg, sizeof msg, &passed_fd);
+      ssize_t n = recv_with_fd(ctl_.get(), &msg, sizeof msg, &passed_fd, MSG_DONTWAIT);
       if (passed_fd >= 0) {
         if (msg.type == ChildMsgType::seccomp_listener && !monitor)
           monitor = std::make_unique<SeccompMonitor>(passed_fd, watched_nrs_);

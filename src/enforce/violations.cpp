@@ -88,6 +88,10 @@ std::optional<Violation> violation_of(const SeccompEvent& ev,
   return printable(std::move(*v));
 }
 
+bool went_through(const Violation& v) {
+  return v.detail.find(": NOT refused") != std::string::npos;
+}
+
 std::optional<Violation> ViolationCap::summary() const {
   if (dropped_ == 0) return std::nullopt;
   return Violation{"truncated", now_rfc3339(), "violations",
@@ -127,7 +131,7 @@ std::string violation_summary(const std::vector<Violation>& violations) {
   std::map<std::string, int> counts;
   for (const auto& v : violations)
     ++counts[v.kind + " " + v.subject +
-             (v.detail.find("NOT refused") != std::string::npos ? " (not refused)" : "")];
+             (went_through(v) ? " (not refused)" : "")];
   std::string list;
   for (const auto& [what, n] : counts)
     list += fmt::format("{}{}{}", list.empty() ? "" : ", ", what,

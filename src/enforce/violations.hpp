@@ -21,6 +21,18 @@ namespace corral {
 std::optional<Violation> violation_of(const SeccompEvent& ev,
                                       const std::vector<std::string>& unprotected_deny);
 
+// Whether `v` is a write that went through (under an absent write_deny path): its detail says
+// "NOT refused", also after a round trip through JSON.
+bool went_through(const Violation& v);
+
+// What no sandbox records, for `not_observed` (run records and `inspect`).
+inline constexpr const char* kReadsNotObserved =
+    "filesystem reads: a read_deny path reads as an empty file or directory, which is not "
+    "recorded";
+inline constexpr const char* kEaccesWritesNotObserved =
+    "filesystem writes refused by Landlock or file modes (EACCES) where no read-only mount "
+    "refuses them first (/proc/self/*)";
+
 // A command that retries a refused call in a loop must not grow corral's memory, the record or
 // a log without bound: past this many trapped violations per command only a count is kept,
 // reported as one last entry (kind "truncated").
@@ -33,7 +45,7 @@ class ViolationCap {
   // through (under an absent write_deny path) have a budget of their own, so a flood of
   // refusals cannot hide them.
   bool admit(const Violation& v) {
-    std::size_t& kept = v.detail.find("NOT refused") != std::string::npos ? kept_through_ : kept_;
+    std::size_t& kept = went_through(v) ? kept_through_ : kept_;
     if (kept < kMaxTrappedViolations) {
       ++kept;
       return true;

@@ -77,6 +77,13 @@ class Caller {
     return normal(base == "/" ? "/" + path : base + "/" + path);
   }
 
+  // The path argument at `addr`, relative to `dirfd`, made absolute (both steps above).
+  std::optional<std::string> path_arg(int dirfd, std::uint64_t addr) const {
+    auto path = string_at(addr);
+    if (!path) return std::nullopt;
+    return absolute(dirfd, *path);
+  }
+
   // Opens `abs` (O_PATH) inside the caller's root, following a last symlink or not. -1 on
   // failure, with errno.
   UniqueFd resolve(const std::string& abs, bool follow) const {
@@ -136,7 +143,13 @@ bool create_refused(const Caller& c, const std::string& abs) {
   return on_readonly_mount(c.resolve(parent_of(abs), true));
 }
 
-std::optional<std::uint64_t> mount_id(const UniqueFd& fd);
+std::optional<std::uint64_t> mount_id(const UniqueFd& fd) {
+  struct statx st;
+  if (!fd.valid() || statx(fd.get(), "", AT_EMPTY_PATH, STATX_MNT_ID, &st) != 0 ||
+      !(st.stx_mask & STATX_MNT_ID))
+    return std::nullopt;
+  return st.stx_mnt_id;
+}
 
 // Removing or renaming a name: refused when it exists in a read-only directory (EROFS), or is
 // itself a mount point, as a write_deny file bound read-only over itself is (EBUSY).
@@ -152,9 +165,7 @@ std::string remove_refused(const Caller& c, const std::string& abs) {
 
 std::optional<FsWriteCheck> check_open(const Caller& c, const std::string& op, int dirfd,
                                        std::uint64_t path_addr, std::uint64_t flags) {
-  auto path = c.string_at(path_addr);
-  if (!path) return std::nullopt;
-  auto abs = c.absolute(dirfd, *path);
+  auto abs = c.path_arg(dirfd, path_addr);
   if (!abs) return std::nullopt;
   FsWriteCheck out{fmt::format("{}({})", op, open_flags_text(flags)), *abs, false, "EROFS"};
   if ((flags & O_TMPFILE) == O_TMPFILE) {  // an unnamed file in the directory `path`
@@ -176,9 +187,7 @@ std::optional<FsWriteCheck> check_open(const Caller& c, const std::string& op, i
 // A call that writes one name: `path` relative to `dirfd`.
 std::optional<FsWriteCheck> check_name(const Caller& c, const std::string& op, int dirfd,
                                        std::uint64_t path_addr, bool creates) {
-  auto path = c.string_at(path_addr);
-  if (!path) return std::nullopt;
-  auto abs = c.absolute(dirfd, *path);
+  auto abs = c.path_arg(dirfd, path_addr);
   if (!abs) return std::nullopt;
   if (creates) return FsWriteCheck{op, *abs, create_refused(c, *abs), "EROFS"};
   std::string error = remove_refused(c, *abs);
@@ -191,9 +200,7 @@ std::optional<FsWriteCheck> check_rename(const Caller& c, const std::string& op,
   auto from = check_name(c, op, olddir, old_addr, false);
   if (!from) return std::nullopt;
   if (from->refused) return from;
-  auto to_path = c.string_at(new_addr);
-  if (!to_path) return from;
-  auto to = c.absolute(newdir, *to_path);
+  auto to = c.path_arg(newdir, new_addr);
   if (!to) return from;
   // The target may exist (it is replaced) or not: its directory matters, and a target that is a
   // mount point (a write_deny file) cannot be replaced.
@@ -210,14 +217,6 @@ std::optional<FsWriteCheck> check_rename(const Caller& c, const std::string& op,
   return FsWriteCheck{op, *to, false, "EROFS"};
 }
 
-std::optional<std::uint64_t> mount_id(const UniqueFd& fd) {
-  struct statx st;
-  if (!fd.valid() || statx(fd.get(), "", AT_EMPTY_PATH, STATX_MNT_ID, &st) != 0 ||
-      !(st.stx_mask & STATX_MNT_ID))
-    return std::nullopt;
-  return st.stx_mnt_id;
-}
-
 // A hard link: refused when the new name's directory is read-only, or (EXDEV) when the file
 // lives on another mount, as every host file does from inside the workspace.
 std::optional<FsWriteCheck> check_link(const Caller& c, const std::string& op, int olddir,
@@ -225,9 +224,7 @@ std::optional<FsWriteCheck> check_link(const Caller& c, const std::string& op, i
                                        std::uint64_t new_addr, bool follow) {
   auto to = check_name(c, op, newdir, new_addr, true);
   if (!to || to->refused) return to;
-  auto from_path = c.string_at(old_addr);
-  if (!from_path) return to;
-  auto from = c.absolute(olddir, *from_path);
+  auto from = c.path_arg(olddir, old_addr);
   if (!from) return to;
   auto a = mount_id(c.resolve(*from, follow));
   auto b = mount_id(c.resolve(parent_of(to->path), true));
@@ -242,9 +239,7 @@ std::optional<FsWriteCheck> check_link(const Caller& c, const std::string& op, i
 // chmod, chown, truncate: the file itself must be writable.
 std::optional<FsWriteCheck> check_inode(const Caller& c, const std::string& op, int dirfd,
                                         std::uint64_t path_addr, bool follow) {
-  auto path = c.string_at(path_addr);
-  if (!path) return std::nullopt;
-  auto abs = c.absolute(dirfd, *path);
+  auto abs = c.path_arg(dirfd, path_addr);
   if (!abs) return std::nullopt;
   return FsWriteCheck{op, *abs, write_refused(c.resolve(*abs, follow)), "EROFS"};
 }

@@ -15,7 +15,7 @@ namespace corral {
 int install_seccomp_filter(const SeccompProgram& prog, bool want_listener, int* listener_fd) {
   if (prog.code.empty() || prog.code.size() > USHRT_MAX) return EINVAL;
   // A notify rule with no listener makes the kernel fail the call with ENOSYS: still blocked,
-  // but unobserved and with an errno programs read as "not implemented". Refuse the mismatch.
+  // but unobserved and with an errno programs read as "no such syscall". Refuse the mismatch.
   if (prog.needs_listener && !want_listener) return EINVAL;
   if (want_listener && listener_fd == nullptr) return EINVAL;
 

@@ -1,4 +1,4 @@
-// DNS query parsing and response building for the sandbox's resolver stub.
+// DNS query parsing and response building for the sandbox's DNS responder.
 #include "net/dns_message.hpp"
 
 #include <cctype>

@@ -1,4 +1,4 @@
-// The DNS messages the sandbox's resolver stub answers (RFC 1035): one question in, a response
+// The DNS messages the sandbox's DNS responder answers (RFC 1035): one question in, a response
 // with zero or one A record out. Pure functions over bytes.
 #pragma once
 

@@ -59,7 +59,7 @@ using State = EgressProxy::State;
 // Completion token for coroutines: errors land in `ec` instead of exceptions.
 inline auto ec_token(error_code& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
 
-// The sandbox's resolver stub on `sock` (UDP): runs until the socket closes.
+// The sandbox's DNS responder on `sock` (UDP): runs until the socket closes.
 awaitable<void> dns_loop(State& s, udp::socket& sock);
 // The same over one TCP connection (RFC 1035 4.2.2: two-byte length prefixes).
 awaitable<void> dns_tcp_session(State& s, tcp::socket sock);

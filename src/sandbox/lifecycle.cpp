@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "enforce/record.hpp"
+#include "enforce/violations.hpp"
 #include "linux/probe.hpp"
 #include "linux/proc_identity.hpp"
 #include "linux/process.hpp"
@@ -290,10 +291,7 @@ Result<Inspection> inspect(const std::string& name) {
   }
   in.jobs = list_jobs(paths->logs);
   in.violations = count_lines(paths->logs + "/violations.jsonl");
-  in.not_observed = {"filesystem reads: a read_deny path reads as an empty file or directory, "
-                     "which is not recorded",
-                     "filesystem writes refused by Landlock or file modes (EACCES) where no "
-                     "read-only mount refuses them first (/proc/self/*)",
+  in.not_observed = {kReadsNotObserved, kEaccesWritesNotObserved,
                      "filesystem writes of processes that made themselves non-dumpable (the "
                      "supervisor holds no capability to read their memory)",
                      "network"};

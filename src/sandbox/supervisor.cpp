@@ -27,6 +27,7 @@
 #include "enforce/messages.hpp"
 #include "enforce/record.hpp"
 #include "linux/fd.hpp"
+#include "linux/fd_passing.hpp"
 #include "linux/landlock.hpp"
 #include "linux/proc_identity.hpp"
 #include "linux/seccomp.hpp"
@@ -127,45 +128,6 @@ struct Forked {
   int listener = -1;
 };
 
-// One message from the command child's socket: its listener (1 byte + fd), its failure, or
-// EOF (0: execve succeeded and closed the socket).
-ssize_t recv_child(int sock, ChildFailure* failure, int* fd) {
-  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))];
-  iovec iov{failure, sizeof *failure};
-  msghdr mh{};
-  mh.msg_iov = &iov;
-  mh.msg_iovlen = 1;
-  mh.msg_control = ctl;
-  mh.msg_controllen = sizeof ctl;
-  ssize_t n;
-  do {
-    n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-  } while (n < 0 && errno == EINTR);
-  for (cmsghdr* cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
-      std::memcpy(fd, CMSG_DATA(cm), sizeof(int));
-  return n;
-}
-
-// Child side: hands the listener over with one byte.
-bool send_listener(int sock, int listener) {
-  char byte = 'L';
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))];
-  std::memset(ctl, 0, sizeof ctl);
-  msghdr mh{};
-  mh.msg_iov = &iov;
-  mh.msg_iovlen = 1;
-  mh.msg_control = ctl;
-  mh.msg_controllen = sizeof ctl;
-  cmsghdr* cm = CMSG_FIRSTHDR(&mh);
-  cm->cmsg_level = SOL_SOCKET;
-  cm->cmsg_type = SCM_RIGHTS;
-  cm->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(cm), &listener, sizeof(int));
-  return sendmsg(sock, &mh, MSG_NOSIGNAL) == 1;
-}
-
 class Supervisor {
  public:
   Supervisor(ChildConfig& c, SupervisorContext& ctx, int ruleset_fd, int sigfd)
@@ -245,7 +207,8 @@ class Supervisor {
     bool notify = c_.seccomp->needs_listener;
     if (int e = install_seccomp_filter(*c_.seccomp, notify, notify ? &listener : nullptr))
       fail(1, e);
-    if (notify && !send_listener(err_fd, listener)) fail(1, errno);
+    char byte = 'L';
+    if (notify && send_with_fd(err_fd, &byte, 1, listener) != 1) fail(1, errno);
     if (listener >= 0) close(listener);
   }
   syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
@@ -282,8 +245,14 @@ Forked Supervisor::fork_command(int sock, const ExecRequest& req, const int stdi
   }
   ChildFailure f{};
   int listener = -1;
-  ssize_t n = recv_child(errp[0], &f, &listener);
-  if (n == 1) n = recv_child(errp[0], &f, &listener);  // the listener came first
+  // One message at a time: its listener (one byte with the fd), its failure, or EOF (execve
+  // succeeded and closed the socket).
+  ssize_t n = recv_with_fd(errp[0], &f, sizeof f, &listener);
+  if (n == 1) {  // the listener came first
+    int none = -1;
+    n = recv_with_fd(errp[0], &f, sizeof f, &none);
+    if (none >= 0) close(none);
+  }
   close(errp[0]);
   if (n != static_cast<ssize_t>(sizeof f)) return {pid, listener};  // EOF: execve succeeded
   if (listener >= 0) close(listener);
