@@ -37,6 +37,9 @@ void add_inspect_verb(CLI::App& app, VerbAction& action) {
       for (int p : in->pids) pids += (pids.empty() ? "" : " ") + std::to_string(p);
       fmt::print("pids:        {}\nmemory:      {} KiB resident\n", pids.empty() ? "-" : pids,
                  in->resident_bytes / 1024);
+      if (s.egress_keeper.pid > 0)
+        fmt::print("egress:      allowlist proxy in process {} (outside the sandbox)\n",
+                   s.egress_keeper.pid);
       if (in->cgroup_usage.is_object()) {
         const auto& u = in->cgroup_usage;
         fmt::print("cgroup:      {} KiB now, {} KiB peak, {} OOM kill(s), {} task(s), {} ms CPU\n",

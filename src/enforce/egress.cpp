@@ -72,8 +72,8 @@ int send_egress_listeners(const ChildConfig& c) {
   return err;
 }
 
-Result<std::unique_ptr<net::EgressProxy>> start_egress_proxy(EgressSetup& setup, int ctl_fd,
-                                                             int pidfd) {
+Result<net::EgressListeners> receive_egress_listeners(const EgressSetup& setup, int ctl_fd,
+                                                      int pidfd) {
   const std::size_t n = setup.plan.specs.size();
   ChildMsg msg;
   std::vector<char> control(CMSG_SPACE(sizeof(int) * n));
@@ -115,21 +115,28 @@ Result<std::unique_ptr<net::EgressProxy>> start_egress_proxy(EgressSetup& setup,
     return make_error(
         Errc::setup_failed,
         fmt::format("egress bridge: {} of {} sockets arrived (truncated message)", fds.size(), n));
-  auto listeners = net::assemble_listeners(setup.plan, std::move(fds));
+  return net::assemble_listeners(setup.plan, std::move(fds));
+}
+
+Result<std::unique_ptr<net::EgressProxy>> start_egress_proxy(EgressSetup& setup, int ctl_fd,
+                                                             int pidfd) {
+  auto listeners = receive_egress_listeners(setup, ctl_fd, pidfd);
   if (!listeners) return std::move(listeners).error();
   return net::EgressProxy::start(setup.rules, std::move(*listeners), setup.plan.names);
 }
 
+Violation network_violation(const net::EgressRefusal& r) {
+  Violation v;
+  v.kind = "network";
+  v.time = rfc3339(r.time);
+  v.subject = r.host;
+  v.port = r.port;
+  v.detail = r.reason;
+  return v;
+}
+
 void record_egress(const net::EgressReport& report, RunRecord& record) {
-  for (const auto& r : report.refusals) {
-    Violation v;
-    v.kind = "network";
-    v.time = rfc3339(r.time);
-    v.subject = r.host;
-    v.port = r.port;
-    v.detail = r.reason;
-    record.violations.push_back(std::move(v));
-  }
+  for (const auto& r : report.refusals) record.violations.push_back(network_violation(r));
   for (const auto& [host, n] : report.allowed) record.network_allowed[host] += n;
 }
 

@@ -35,9 +35,17 @@ void configure_child_egress(EgressSetup& setup, ChildConfig& config,
 // Child side: opens the sockets and sends them to the parent. 0 or an errno. No allocation.
 int send_egress_listeners(const ChildConfig& config);
 
-// Parent side: waits for the child's sockets (or its setup failure) and starts the proxy.
+// Parent side: waits on the control socket for the child's sockets (or its setup failure:
+// Errc::setup_failed naming the step) and sorts them into the proxy's listeners.
+Result<net::EgressListeners> receive_egress_listeners(const EgressSetup& setup, int ctl_fd,
+                                                      int pidfd);
+
+// receive_egress_listeners(), then the proxy on them.
 Result<std::unique_ptr<net::EgressProxy>> start_egress_proxy(EgressSetup& setup, int ctl_fd,
                                                              int pidfd);
+
+// One refusal as a violation (kind "network").
+Violation network_violation(const net::EgressRefusal& refusal);
 
 // Refusals become violations (kind "network"); allowed connections are counted per host.
 void record_egress(const net::EgressReport& report, RunRecord& record);

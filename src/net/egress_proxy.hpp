@@ -27,6 +27,10 @@ struct EgressRefusal {
   std::string reason;
 };
 
+// A command that retries a refused host in a loop must not grow the record without bound:
+// past this many refusals only a count is kept, reported as one last refusal (host "*").
+inline constexpr std::size_t kMaxListedRefusals = 1000;
+
 struct EgressReport {
   std::vector<EgressRefusal> refusals;
   std::map<std::string, std::uint64_t> allowed;  // allowed connections per host name

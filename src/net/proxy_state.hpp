@@ -35,9 +35,7 @@ struct EgressProxy::State {
   mutable std::mutex mu;
   EgressReport report;
 
-  // A command that retries a refused host in a loop must not grow the record without bound:
-  // past the cap only a count is kept, reported as one last refusal.
-  static constexpr std::size_t kMaxRefusals = 1000;
+  static constexpr std::size_t kMaxRefusals = kMaxListedRefusals;
   std::uint64_t refusals_dropped = 0;
 
   void refuse(const std::string& host, std::uint16_t port, std::string reason) {

@@ -20,6 +20,7 @@
 
 #include "enforce/env.hpp"
 #include "linux/fd.hpp"
+#include "net/bridge.hpp"
 #include "sandbox/api.hpp"
 #include "enforce/violations.hpp"
 #include "sandbox/protocol.hpp"
@@ -106,6 +107,9 @@ ExecRequest build_request(const Loaded& l, const ExecOptions& o) {
   for (const auto& p : o.env_pass) env.pass.push_back(p);
   auto overlay = o.env_overlay;
   if (!overlay.count("HOME") && !l.state.home.empty()) env.set["HOME"] = l.state.home;
+  // Behind an allowlist, clients find the sandbox's proxy through the usual variables.
+  if (l.state.policy.at("network").at("mode") == "allowlist")
+    for (const auto& [k, v] : net::proxy_environment()) overlay.emplace(k, v);
   req.env = build_child_env(env, o.host_env.empty() ? current_environment() : o.host_env, overlay);
   const std::string workspace = l.state.policy.at("workspace").get<std::string>();
   if (!o.cwd.empty()) {

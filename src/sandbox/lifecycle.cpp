@@ -43,25 +43,31 @@ Error io(const std::string& what, const std::string& path) {
 
 // Ends the supervisor and with it every process of the sandbox (PID 1's death empties its pid
 // namespace). Waits until they are gone.
-void kill_supervisor(const State& s) {
-  // Its cgroup goes too, also when the supervisor had already died (crash, OOM kill).
-  struct RemoveCgroup {
-    const State& s;
-    ~RemoveCgroup() { remove_sandbox_cgroup(s.cgroup); }
-  } remove_cgroup{s};
-  if (s.supervisor.pid <= 0) return;
-  UniqueFd pidfd(open_pidfd(s.supervisor.pid));
+// Kills `who` if it is still the process we recorded, and waits until it is gone.
+void kill_identified(const ProcessIdentity& who) {
+  if (who.pid <= 0) return;
+  UniqueFd pidfd(open_pidfd(who.pid));
   if (!pidfd.valid()) return;
   // Checked after opening: the pidfd now pins the process we verified, never a recycled pid.
-  if (process_start_time(s.supervisor.pid) != s.supervisor.start_time) return;
+  if (process_start_time(who.pid) != who.start_time) return;
   pidfd_signal(pidfd.get(), SIGKILL);
   pollfd p{pidfd.get(), POLLIN, 0};
   while (poll(&p, 1, 10000) < 0 && errno == EINTR) {
   }
   // If we (a library caller) were its parent, do not leave a zombie.
   int st;
-  waitpid(s.supervisor.pid, &st, WNOHANG);
-  remove_sandbox_cgroup(s.cgroup);
+  waitpid(who.pid, &st, WNOHANG);
+}
+
+void kill_supervisor(const State& s) {
+  // Its cgroup goes too, also when the supervisor had already died (crash, OOM kill).
+  struct RemoveCgroup {
+    const State& s;
+    ~RemoveCgroup() { remove_sandbox_cgroup(s.cgroup); }
+  } remove_cgroup{s};
+  kill_identified(s.supervisor);
+  // The keeper leaves by itself when the supervisor dies, within a second; do not wait for it.
+  kill_identified(s.egress_keeper);
 }
 
 Result<State> spawn_into(const Paths& paths, State s) {
@@ -76,11 +82,13 @@ Result<State> spawn_into(const Paths& paths, State s) {
     s.status = Status::failed;
     s.error = id.error().message;
     s.supervisor = {};
+    s.egress_keeper = {};
     (void)save_state(paths, s);
     return std::move(id).error();
   }
   s.status = Status::running;
   s.supervisor = id->supervisor;
+  s.egress_keeper = id->egress_keeper;
   s.cgroup = id->cgroup;
   s.creator = {};
   s.error.clear();
@@ -194,6 +202,7 @@ Result<State> stop(const std::string& name) {
   mark_jobs_killed(paths->logs);
   s->status = Status::stopped;
   s->supervisor = {};
+  s->egress_keeper = {};
   s->cgroup.clear();
   s->stopped_at = now_rfc3339();
   if (auto r = save_state(*paths, *s); !r) return std::move(r).error();
@@ -238,6 +247,7 @@ Result<State> update(const std::string& name, const EffectivePolicy& policy) {
   s->policy = policy_to_json(policy);
   s->policy_hash = policy_hash(policy);
   s->supervisor = {};
+  s->egress_keeper = {};
   if (live == Status::stopped) {
     s->status = Status::stopped;
     if (auto r = save_state(*paths, *s); !r) return std::move(r).error();
@@ -280,6 +290,10 @@ Result<Inspection> inspect(const std::string& name) {
     in.pids.push_back(in.state.supervisor.pid);
     for (pid_t p : descendants_of(in.state.supervisor.pid)) in.pids.push_back(p);
     for (int p : in.pids) in.resident_bytes += resident_bytes(p);
+    // The egress keeper is host memory the sandbox costs too (it is not in the sandbox).
+    const auto& k = in.state.egress_keeper;
+    if (k.pid > 0 && process_start_time(k.pid) == k.start_time)
+      in.resident_bytes += resident_bytes(k.pid);
     if (!in.state.cgroup.empty()) {
       SandboxUsage u = sandbox_usage(in.state.cgroup);
       in.cgroup_usage = {{"memory_bytes", u.memory_bytes},
@@ -293,8 +307,15 @@ Result<Inspection> inspect(const std::string& name) {
   in.violations = count_lines(paths->logs + "/violations.jsonl");
   in.not_observed = {kReadsNotObserved, kEaccesWritesNotObserved,
                      "filesystem writes of processes that made themselves non-dumpable (the "
-                     "supervisor holds no capability to read their memory)",
-                     "network"};
+                     "supervisor holds no capability to read their memory)"};
+  // With an allowlist, the keeper's proxy appends its refusals to logs/violations.jsonl.
+  const bool allowlist = in.state.policy.contains("network") &&
+                         in.state.policy["network"].value("mode", "") == "allowlist";
+  in.not_observed.push_back(
+      allowlist ? "network: connects straight to an address fail (no route) and are not "
+                  "recorded; the proxy's refusals are in logs/violations.jsonl but not in any "
+                  "one exec's summary"
+                : "network");
   if (!probe_features().seccomp_user_notif)
     in.not_observed.push_back("seccomp and filesystem writes: refused, but this kernel cannot "
                               "report them (no SECCOMP_RET_USER_NOTIF)");
@@ -339,6 +360,7 @@ std::vector<std::string> reap_failed() {
                                              : "its supervisor died";
     s->status = Status::failed;
     s->supervisor = {};
+    s->egress_keeper = {};
     mark_jobs_killed(p.logs);
     if (save_state(p, *s)) out.push_back(n);
   }

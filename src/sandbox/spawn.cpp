@@ -9,12 +9,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <fmt/format.h>
 
 #include "enforce/child_config.hpp"
+#include "enforce/egress.hpp"
 #include "enforce/messages.hpp"
 #include "enforce/mount_plan.hpp"
 #include "enforce/run_cgroup.hpp"
@@ -23,6 +26,7 @@
 #include "linux/proc_identity.hpp"
 #include "linux/process.hpp"
 #include "linux/seccomp.hpp"
+#include "sandbox/egress_keeper.hpp"
 #include "sandbox/sandbox_cgroup.hpp"
 #include "sandbox/supervisor.hpp"
 #include "workspace/run_layer.hpp"
@@ -74,18 +78,25 @@ Result<UniqueFd> listen_at(const Paths& paths) {
 }
 
 struct SpawnReport {
-  std::int32_t kind;  // 0 ready, 1 clone failed (err), 2 setup failed (msg), 3 no answer
+  // 0 ready, 1 clone failed (err), 2 setup failed (msg), 3 no answer, 4 egress failed (text)
+  std::int32_t kind;
   std::int32_t pid;
   std::int32_t err;
+  std::int32_t keeper;  // the egress keeper's pid, 0 without an allowlist
   ChildMsg msg;
+  char text[512];
 };
+
+void set_text(SpawnReport& rep, const std::string& s) {
+  std::size_t n = std::min(s.size(), sizeof rep.text - 1);
+  std::memcpy(rep.text, s.data(), n);
+  rep.text[n] = '\0';
+}
 
 }  // namespace
 
 Result<void> check_persistent_policy(const EffectivePolicy& p) {
   std::vector<std::string> missing;
-  if (p.network.mode == NetMode::allowlist)
-    missing.push_back("network mode \"allowlist\" (use --net none or --net all)");
   if (p.limits.output_bytes)
     missing.push_back("an output limit on a persistent sandbox (background output is bounded "
                       "on disk; foreground output goes straight to the caller)");
@@ -126,6 +137,14 @@ Result<Spawned> spawn_supervisor(const SpawnRequest& req) {
                               MountPlanOptions{cfg.private_network, layer ? layer->layer.dir : "",
                                                root ? *root : ""});
   if (!req.home.empty()) add_home_volume(cfg.plan, req.paths.home, req.home);
+  // An allowlist: the child opens the proxy's sockets in its network namespace, and a keeper
+  // process on the host serves them for as long as the supervisor lives (egress_keeper.hpp).
+  auto egress = prepare_egress(req.policy);
+  if (!egress) return std::move(egress).error();
+  if (*egress) {
+    std::map<std::string, std::string> unused;  // each exec gets the proxy variables itself
+    configure_child_egress(**egress, cfg, unused);
+  }
   cfg.landlock = landlock::build_ruleset(req.policy, features.landlock_abi);
   if (cfg.landlock.abi > 0 && !req.home.empty())
     cfg.landlock.rules.push_back({req.home, landlock::fs_rights_for_abi(cfg.landlock.abi), true});
@@ -138,6 +157,9 @@ Result<Spawned> spawn_supervisor(const SpawnRequest& req) {
                                                            : SeccompOptions::Profile::default_profile;
   so.allow_nested_userns = req.policy.process.allow_nested_userns;
   so.extra_blocked = req.policy.process.seccomp_block;
+  // As in `corral run`: behind an allowlist, servers need network.allow_local_binding.
+  if (req.policy.network.mode == NetMode::allowlist && !req.policy.network.allow_local_binding)
+    so.extra_blocked.push_back("listen");
   auto seccomp = compile_seccomp_filter(so);
   if (!seccomp) return std::move(seccomp).error();
   cfg.seccomp = &*seccomp;
@@ -189,14 +211,31 @@ Result<Spawned> spawn_supervisor(const SpawnRequest& req) {
       close(cfg.ctl_fd);
       ParentMsg go{1};
       ssize_t n = send(parent_ctl.get(), &go, sizeof go, MSG_NOSIGNAL);
-      do {
-        n = recv(parent_ctl.get(), &rep.msg, sizeof rep.msg, 0);
-      } while (n < 0 && errno == EINTR);
+      std::optional<net::EgressListeners> listeners;
+      if (*egress) {
+        auto got = receive_egress_listeners(**egress, parent_ctl.get(), cr.pidfd);
+        if (got) listeners = std::move(*got);
+        else set_text(rep, got.error().describe());
+      }
       rep.pid = cr.pid;
-      if (n == static_cast<ssize_t>(sizeof rep.msg) && rep.msg.type == ChildMsgType::ready) {
-        rep.kind = 0;
-      } else {
-        rep.kind = n == static_cast<ssize_t>(sizeof rep.msg) ? 2 : 3;
+      rep.kind = 4;
+      if (!*egress || listeners) {
+        do {
+          n = recv(parent_ctl.get(), &rep.msg, sizeof rep.msg, 0);
+        } while (n < 0 && errno == EINTR);
+        if (n != static_cast<ssize_t>(sizeof rep.msg)) rep.kind = 3;
+        else rep.kind = rep.msg.type == ChildMsgType::ready ? 0 : 2;
+      }
+      if (rep.kind == 0 && listeners) {
+        auto keeper = start_egress_keeper(**egress, std::move(*listeners), cr.pidfd, logs.get());
+        if (keeper) {
+          rep.keeper = *keeper;
+        } else {
+          rep.kind = 4;
+          set_text(rep, keeper.error().describe());
+        }
+      }
+      if (rep.kind != 0) {
         kill(cr.pid, SIGKILL);
         int st;
         waitpid(cr.pid, &st, 0);
@@ -234,8 +273,12 @@ Result<Spawned> spawn_supervisor(const SpawnRequest& req) {
   }
   if (rep.kind == 3)
     return make_error(Errc::could_not_start, "the sandbox's supervisor died during setup");
+  if (rep.kind == 4)
+    return make_error(Errc::could_not_start,
+                      std::string("the sandbox's egress proxy could not start: ") + rep.text);
   Spawned out;
   out.supervisor = {rep.pid, process_start_time(rep.pid)};
+  if (rep.keeper > 0) out.egress_keeper = {rep.keeper, process_start_time(rep.keeper)};
   if (out.supervisor.start_time == 0)
     return make_error(Errc::could_not_start, "the sandbox's supervisor died right after setup");
   // Limits: the supervisor moves into its cgroup before it takes any request, so every command

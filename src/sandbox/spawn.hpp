@@ -27,6 +27,7 @@ Result<void> check_persistent_policy(const EffectivePolicy& policy);
 
 struct Spawned {
   ProcessIdentity supervisor;
+  ProcessIdentity egress_keeper;    // with a network allowlist: the proxy's process
   std::vector<std::string> cgroup;  // its cgroup's leaf dirs when the policy has limits
 };
 Result<Spawned> spawn_supervisor(const SpawnRequest& request);

@@ -104,6 +104,8 @@ nlohmann::json state_to_json(const State& s) {
   j["started_at"] = s.started_at;
   j["stopped_at"] = s.stopped_at;
   j["supervisor"] = {{"pid", s.supervisor.pid}, {"start_time", s.supervisor.start_time}};
+  j["egress_keeper"] = {{"pid", s.egress_keeper.pid},
+                        {"start_time", s.egress_keeper.start_time}};
   j["creator"] = {{"pid", s.creator.pid}, {"start_time", s.creator.start_time}};
   j["error"] = s.error;
   j["log_limit_bytes"] = s.log_limit_bytes;
@@ -129,6 +131,9 @@ Result<State> state_from_json(const nlohmann::json& j) {
     s.stopped_at = j.at("stopped_at").get<std::string>();
     s.supervisor = {j.at("supervisor").at("pid").get<pid_t>(),
                     j.at("supervisor").at("start_time").get<std::uint64_t>()};
+    if (j.contains("egress_keeper"))  // absent before persistent allowlists existed
+      s.egress_keeper = {j.at("egress_keeper").at("pid").get<pid_t>(),
+                         j.at("egress_keeper").at("start_time").get<std::uint64_t>()};
     s.creator = {j.at("creator").at("pid").get<pid_t>(),
                  j.at("creator").at("start_time").get<std::uint64_t>()};
     s.error = j.at("error").get<std::string>();

@@ -55,6 +55,7 @@ struct State {
   std::string home;             // where the home volume is mounted inside (the creator's $HOME)
   std::string created_at, started_at, stopped_at;  // RFC 3339, empty when never
   ProcessIdentity supervisor;   // while running
+  ProcessIdentity egress_keeper;  // while running with a network allowlist: the proxy's process
   ProcessIdentity creator;      // while creating: who is building it
   std::string error;            // why it failed, when it did
   std::uint64_t log_limit_bytes = 0;  // per background stream, kept on disk

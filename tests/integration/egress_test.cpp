@@ -317,6 +317,55 @@ TEST_F(EgressWorld, ParallelDownloadsArriveComplete) {
   EXPECT_EQ(record()["network"]["allowed"]["pkg.mirror.test"], 24);
 }
 
+// A persistent sandbox's proxy outlives `corral create` (in a keeper process) and serves every
+// exec; refusals land in logs/violations.jsonl; stop ends the keeper, start brings a new one.
+TEST_F(EgressWorld, PersistentSandboxesGetTheAllowlistOnEveryExec) {
+  const std::string c = corral_binary();
+  const std::string script =
+      "export CORRAL_HOME=\"$WORLD/state\"; C=" + c + "\n"
+      // Command substitution: create must not leave its stdout open in the keeper.
+      "made=$($C create net1 --workspace " + ws_.path() + " --allow-host pkg.mirror.test:8080)"
+      " || exit 10\n"
+      "echo made=$made\n"
+      "keeper=$($C inspect net1 --json | python3 -c "
+      "'import json,sys; print(json.load(sys.stdin)[\"egress_keeper\"][\"pid\"])')\n"
+      "$C exec net1 -- curl -sSf http://pkg.mirror.test:8080/hello.txt || echo allowed-failed\n"
+      "$C exec net1 -- curl -s -o /dev/null -w 'refused %{http_code}\\n' "
+      "http://files.mirror.test:8080/hello.txt\n"
+      "$C exec net1 -- sh -c 'curl -s --noproxy \\* -m 5 http://198.51.100.7:8080/ ||"
+      " echo direct=$?'\n"
+      "$C exec net1 -- python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\", 0));"
+      " s.listen()' 2>/dev/null || echo listen-refused\n"
+      "for i in $(seq 50); do grep -q files.mirror.test \"$WORLD/state/sandboxes/net1/logs/"
+      "violations.jsonl\" 2>/dev/null && break; sleep 0.1; done\n"
+      "grep -c '\"subject\":\"files.mirror.test\"' \"$WORLD/state/sandboxes/net1/logs/"
+      "violations.jsonl\"\n"
+      "$C stop net1 >/dev/null\n"
+      "kill -0 \"$keeper\" 2>/dev/null && echo keeper-alive-after-stop\n"
+      "$C start net1 >/dev/null\n"
+      "$C exec net1 -- curl -sSf http://pkg.mirror.test:8080/hello.txt || echo restarted-failed\n"
+      // A crashed supervisor takes its keeper along, without any corral verb.
+      "pids=$($C inspect net1 --json | python3 -c 'import json,sys; j=json.load(sys.stdin);"
+      " print(j[\"supervisor\"][\"pid\"], j[\"egress_keeper\"][\"pid\"])')\n"
+      "set -- $pids; kill -9 $1\n"
+      "for i in $(seq 50); do kill -0 $2 2>/dev/null || break; sleep 0.1; done\n"
+      "kill -0 $2 2>/dev/null && echo keeper-outlived-its-supervisor\n"
+      "$C rm -f net1 >/dev/null\n"
+      "ps -eo comm | grep -c corral-egress\n";
+  auto r = in_world({"/bin/sh", "-c", script});
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;  // the last grep -c counts 0 keepers: status 1
+  EXPECT_EQ(r.out,
+            "made=net1\n"
+            "hello from the mirror\n"
+            "refused 403\n"
+            "direct=7\n"
+            "listen-refused\n"
+            "1\n"
+            "hello from the mirror\n"
+            "0\n")
+      << r.err;
+}
+
 TEST_F(EgressWorld, PipDownloadFromAnAllowedMirror) {
   // A one-package simple index with a real (tiny) wheel, fetched by pip through the proxy.
   auto wheel = world_.file("www/simple/demo/demo-1.0-py3-none-any.whl");

@@ -81,12 +81,19 @@ TEST(SandboxState, JsonRoundTrip) {
   s.created_at = "2026-11-30T00:00:00.000Z";
   s.started_at = "2026-11-30T00:00:01.000Z";
   s.supervisor = {1234, 987654321};
+  s.egress_keeper = {1240, 987654400};
   s.creator = {99, 5};
   s.error = "";
   s.log_limit_bytes = 1 << 20;
   auto back = state_from_json(nlohmann::json::parse(state_to_json(s).dump()));
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(*back, s);
+  // A state written before egress keepers existed still loads.
+  auto old = state_to_json(s);
+  old.erase("egress_keeper");
+  auto loaded = state_from_json(old);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  EXPECT_EQ(loaded->egress_keeper, ProcessIdentity{});
 }
 
 TEST(SandboxState, MalformedJsonIsAnErrorNotACrash) {
