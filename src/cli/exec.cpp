@@ -58,6 +58,8 @@ int exec_in_sandbox(const std::string& name, sandbox::ExecOptions& o, bool quiet
     return exit_status::success;
   }
   if (out->timed_out) fmt::print(stderr, "corral: time limit reached; the command was killed\n");
+  if (out->output_limit_reached)
+    fmt::print(stderr, "corral: output limit reached: output cut there and the command killed\n");
   if (!out->violations.empty() && !quiet)
     fmt::print(stderr, "corral: {} violation{}: {} (every exec's are in {})\n",
                out->violations.size(), out->violations.size() == 1 ? "" : "s",

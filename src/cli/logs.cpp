@@ -84,6 +84,11 @@ int show_logs(const std::string& name, const std::string& id, bool follow) {
     if (done) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  // After the output, so that a reader of both streams sees it last.
+  auto last = sandbox::load_job(*dir, id);
+  if (last && last->output_limit_reached)
+    fmt::print(stderr, "corral: [output limit reached: the output was cut there and the "
+               "process's tree killed]\n");
   return exit_status::success;
 }
 

@@ -1,6 +1,9 @@
 // Turning trapped calls into violations (see violations.hpp).
 #include "enforce/violations.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <map>
 
 #include <fmt/format.h>
@@ -137,6 +140,18 @@ std::string violation_summary(const std::vector<Violation>& violations) {
     list += fmt::format("{}{}{}", list.empty() ? "" : ", ", what,
                         n > 1 ? fmt::format(" x{}", n) : "");
   return list;
+}
+
+void append_violation_line(int dir_fd, const nlohmann::ordered_json& entry) {
+  if (dir_fd < 0) return;
+  std::string line =
+      entry.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  int fd = openat(dir_fd, "violations.jsonl",
+                  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return;
+  ssize_t n = write(fd, line.data(), line.size());
+  (void)n;
+  close(fd);
 }
 
 }  // namespace corral

@@ -65,6 +65,11 @@ class ViolationCap {
 nlohmann::ordered_json violation_to_json(const Violation& v);
 std::optional<Violation> violation_from_json(const nlohmann::json& j);
 
+// Appends `entry` (a violation_to_json() with extra keys) as one line to violations.jsonl in
+// directory `dir_fd`: one O_APPEND write, so lines from different writers never interleave.
+// Best effort: a sandbox being removed has nowhere left to keep it.
+void append_violation_line(int dir_fd, const nlohmann::ordered_json& entry);
+
 // "filesystem /etc/x x2, seccomp mount": the one-line summary the CLI prints after a command.
 std::string violation_summary(const std::vector<Violation>& violations);
 

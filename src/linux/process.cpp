@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -34,6 +35,17 @@ CloneResult clone_into_namespaces(std::uint64_t ns_flags, int cgroup_fd) {
 // Raw syscall: glibc 2.36 declares pidfd_send_signal without C linkage for C++.
 int pidfd_signal(int pidfd, int sig) {
   return static_cast<int>(syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0));
+}
+
+void close_all_fds_but(std::vector<int> keep) {
+  std::sort(keep.begin(), keep.end());
+  unsigned next = 0;
+  for (int fd : keep) {
+    if (fd < 0) continue;
+    if (static_cast<unsigned>(fd) > next) syscall(SYS_close_range, next, fd - 1, 0);
+    next = static_cast<unsigned>(fd) + 1;
+  }
+  syscall(SYS_close_range, next, ~0U, 0);
 }
 
 }  // namespace corral

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace corral {
 
@@ -20,5 +21,9 @@ struct CloneResult {
 CloneResult clone_into_namespaces(std::uint64_t ns_flags, int cgroup_fd = -1);
 
 int pidfd_signal(int pidfd, int sig);
+
+// Closes every fd but those in `keep` (negative entries ignored): for processes that live for
+// hours (a supervisor, an egress keeper) and must not hold what their creator had open.
+void close_all_fds_but(std::vector<int> keep);
 
 }  // namespace corral

@@ -82,6 +82,9 @@ struct ExecOptions {
 struct ExecOutcome {
   int exit_code = 0;       // run's contract: status, 128+N, 124, 126, 127
   bool timed_out = false;
+  // limits.output_bytes: the command (stdout and stderr together) wrote more, so its output
+  // was cut there and its tree killed (137); also a "limit" violation.
+  bool output_limit_reached = false;
   std::string job_id;      // -d
   int pid = 0;             // inside the sandbox
   std::string error;       // set with 126/127: why it could not execute

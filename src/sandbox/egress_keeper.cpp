@@ -8,12 +8,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "enforce/violations.hpp"
+#include "linux/process.hpp"
 
 namespace corral::sandbox {
 namespace {
@@ -21,32 +21,11 @@ namespace {
 // Appends refusals[from, to) to logs/violations.jsonl.
 void append_refusals(int logs_dir_fd, const std::vector<net::EgressRefusal>& refusals,
                      std::size_t from, std::size_t to) {
-  to = std::min(to, refusals.size());
-  if (from >= to) return;
-  int fd = openat(logs_dir_fd, "violations.jsonl",
-                  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return;  // the sandbox was removed: nobody left to read them
-  for (std::size_t i = from; i < to; ++i) {
+  for (std::size_t i = from; i < std::min(to, refusals.size()); ++i) {
     auto j = violation_to_json(network_violation(refusals[i]));
     j["source"] = "egress proxy";
-    std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    // One O_APPEND write per line, as the supervisor's: lines never interleave.
-    ssize_t n = write(fd, line.data(), line.size());
-    (void)n;
+    append_violation_line(logs_dir_fd, j);
   }
-  close(fd);
-}
-
-// Closes every descriptor but `keep`.
-void close_all_but(std::vector<int> keep) {
-  std::sort(keep.begin(), keep.end());
-  unsigned next = 0;
-  for (int fd : keep) {
-    if (fd < 0) continue;
-    if (static_cast<unsigned>(fd) > next) close_range(next, static_cast<unsigned>(fd) - 1, 0);
-    next = static_cast<unsigned>(fd) + 1;
-  }
-  close_range(next, UINT_MAX, 0);
 }
 
 [[noreturn]] void keeper_main(const EgressSetup& setup, net::EgressListeners listeners,
@@ -66,7 +45,7 @@ void close_all_but(std::vector<int> keep) {
   for (const auto& t : listeners.transparent) keep.push_back(t.fd.get());
   keep.push_back(listeners.dns_udp.get());
   keep.push_back(listeners.dns_tcp.get());
-  close_all_but(keep);
+  close_all_fds_but(keep);
 
   auto proxy = net::EgressProxy::start(setup.rules, std::move(listeners), setup.plan.names);
   if (!proxy) _exit(1);  // the sandbox's connections fail closed: nothing answers them

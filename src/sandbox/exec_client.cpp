@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <fmt/format.h>
 
 #include "enforce/env.hpp"
@@ -160,8 +161,43 @@ struct Drain {
 
 // Waits for `exited` on the socket; meanwhile drains `drains` (captured output), relays a
 // pty, forwards signals and enforces the deadline.
+// limits.output_bytes on foreground output: it reaches the caller through us (a pty or pipes),
+// so we count it, cut it at the limit and have the supervisor kill the command's tree.
+class OutputLimit {
+ public:
+  OutputLimit(std::optional<std::uint64_t> limit, int sock, std::string logs_dir)
+      : limit_(limit), sock_(sock), logs_dir_(std::move(logs_dir)) {}
+  // How many of `n` new bytes may go on to the caller.
+  size_t admit(size_t n, ExecOutcome& out, bool command_running) {
+    if (!limit_) return n;
+    if (out.output_limit_reached) return 0;
+    std::uint64_t room = *limit_ - seen_;
+    if (n <= room) {
+      seen_ += n;
+      return n;
+    }
+    seen_ += room;
+    out.output_limit_reached = true;
+    if (command_running) send_message(sock_, MsgType::signal, encode(SignalRequest{SIGKILL, true}));
+    Violation v{"limit", now_rfc3339(), "output",
+                fmt::format("output limit of {} bytes reached; the rest was cut and the "
+                            "command's processes killed", *limit_), std::nullopt};
+    UniqueFd dir(open(logs_dir_.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC));
+    append_violation_line(dir.get(), violation_to_json(v));
+    out.violations.push_back(std::move(v));
+    return static_cast<size_t>(room);
+  }
+
+ private:
+  std::optional<std::uint64_t> limit_;
+  int sock_;
+  std::string logs_dir_;
+  std::uint64_t seen_ = 0;
+};
+
 Result<ExecOutcome> wait_for_exit(const std::string& name, int sock, const ExecOptions& o,
-                                  int master, std::vector<Drain> drains, ExecOutcome out) {
+                                  int master, std::vector<Drain> drains, ExecOutcome out,
+                                  OutputLimit limit) {
   std::optional<Clock::time_point> deadline;
   if (o.timeout) deadline = Clock::now() + *o.timeout;
   bool have_status = false;
@@ -254,14 +290,17 @@ Result<ExecOutcome> wait_for_exit(const std::string& name, int sock, const ExecO
     }
     if (i_master >= 0 && fds[i_master].revents) {
       ssize_t n = read(master, buf, sizeof buf);
-      if (n > 0) write_all(1, buf, static_cast<size_t>(n));
+      if (n > 0) write_all(1, buf, limit.admit(static_cast<size_t>(n), out, !have_status));
       else if (n == 0 || errno != EINTR) master_open = false;  // EIO: no one holds the tty
     }
     for (size_t k = 0; k < drains.size(); ++k) {
       auto& d = drains[k];
       if (d.fd < 0 || !fds[first_drain + k].revents) continue;
       ssize_t n = read(d.fd, buf, sizeof buf);
-      if (n > 0) d.sink(buf, static_cast<size_t>(n));
+      if (n > 0) {
+        size_t pass = limit.admit(static_cast<size_t>(n), out, !have_status);
+        if (pass > 0) d.sink(buf, pass);
+      }
       else if (n == 0 || errno != EINTR) d.fd = -1;
     }
   }
@@ -287,6 +326,27 @@ Result<ExecOutcome> run_exec(const std::string& name, const ExecOptions& o, cons
   if (!opts.timeout && !l->state.policy.at("limits").at("timeout_ms").is_null())
     opts.timeout = std::chrono::milliseconds(l->state.policy["limits"]["timeout_ms"].get<std::int64_t>());
   ExecRequest req = build_request(*l, opts);
+  std::optional<std::uint64_t> output_limit;
+  if (const auto& ob = l->state.policy.at("limits").at("output_bytes"); !ob.is_null())
+    output_limit = ob.get<std::uint64_t>();
+  // A foreground command's output is counted on its way to the caller: through pipes we
+  // drain unless the caller's own drains (exec_captured) already are that.
+  UniqueFd limited_out_w, limited_err_w, limited_out_r, limited_err_r;
+  int caller_fds[3] = {stdio[0], stdio[1], stdio[2]};
+  if (output_limit && !req.background && !req.tty && drains.empty()) {
+    int p1[2], p2[2];
+    if (pipe2(p1, O_CLOEXEC) != 0) return make_error(Errc::io_error, std::strerror(errno));
+    limited_out_r.reset(p1[0]);
+    limited_out_w.reset(p1[1]);
+    if (pipe2(p2, O_CLOEXEC) != 0) return make_error(Errc::io_error, std::strerror(errno));
+    limited_err_r.reset(p2[0]);
+    limited_err_w.reset(p2[1]);
+    const int to_out = stdio[1], to_err = stdio[2];
+    drains.push_back({limited_out_r.get(), [to_out](const char* p, size_t n) { write_all(to_out, p, n); }});
+    drains.push_back({limited_err_r.get(), [to_err](const char* p, size_t n) { write_all(to_err, p, n); }});
+    caller_fds[1] = limited_out_w.get();
+    caller_fds[2] = limited_err_w.get();
+  }
   if (req.tty) {
     winsize ws;
     if (ioctl(0, TIOCGWINSZ, &ws) == 0) {
@@ -298,7 +358,7 @@ Result<ExecOutcome> run_exec(const std::string& name, const ExecOptions& o, cons
   if (!sock) return std::move(sock).error();
 
   UniqueFd devnull;
-  int fds[3] = {stdio[0], stdio[1], stdio[2]};
+  int fds[3] = {caller_fds[0], caller_fds[1], caller_fds[2]};
   if (!req.keep_stdin) {
     devnull.reset(open("/dev/null", O_RDONLY | O_CLOEXEC));
     fds[0] = devnull.get();
@@ -309,6 +369,8 @@ Result<ExecOutcome> run_exec(const std::string& name, const ExecOptions& o, cons
     return make_error(Errc::not_running, fmt::format("sandbox {}: the supervisor did not take the "
                                                      "request: {}", name, std::strerror(e)));
   close_after_send.clear();
+  limited_out_w.reset();  // the command has them now: EOF when it (and what it left) is done
+  limited_err_w.reset();
   Message m;
   int rc = recv_message(sock->get(), m);
   std::vector<UniqueFd> got;
@@ -335,7 +397,8 @@ Result<ExecOutcome> run_exec(const std::string& name, const ExecOptions& o, cons
   if (req.background) return out;
   int master = req.tty && !got.empty() ? got[0].get() : -1;
   if (req.tty && master < 0) return make_error(Errc::could_not_start, "the supervisor sent no terminal");
-  return wait_for_exit(name, sock->get(), opts, master, std::move(drains), out);
+  return wait_for_exit(name, sock->get(), opts, master, std::move(drains), out,
+                       OutputLimit(output_limit, sock->get(), l->paths.logs));
 }
 
 }  // namespace

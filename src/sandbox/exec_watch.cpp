@@ -27,7 +27,7 @@ void ExecWatches::handle(int fd, bool hangup) {
   if (it == watches_.end()) return;
   Watch& w = it->second;
   auto keep = [&](Violation v) {
-    log(w, v);
+    log(w.pid, w.job_id, v);
     if (w.job_id.empty() && !w.taken) pending_[w.pid].push_back(std::move(v));
   };
   // At most a batch per turn, so other execs and new clients get their turn in between.
@@ -53,26 +53,18 @@ std::vector<Violation> ExecWatches::take(pid_t pid) {
     if (w.pid != pid || !w.job_id.empty() || w.taken) continue;
     w.taken = true;
     if (auto t = w.cap.summary()) {
-      log(w, *t);
+      log(w.pid, w.job_id, *t);
       out.push_back(std::move(*t));
     }
   }
   return out;
 }
 
-void ExecWatches::log(const Watch& w, const Violation& v) {
-  if (logs_dir_fd_ < 0) return;
+void ExecWatches::log(pid_t pid, const std::string& job_id, const Violation& v) {
   auto j = violation_to_json(v);
-  j["exec_pid"] = w.pid;
-  if (!w.job_id.empty()) j["job"] = w.job_id;
-  std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  // One O_APPEND write per line: lines from different execs never interleave.
-  int fd = openat(logs_dir_fd_, "violations.jsonl",
-                  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return;
-  ssize_t n = write(fd, line.data(), line.size());
-  (void)n;
-  close(fd);
+  j["exec_pid"] = pid;
+  if (!job_id.empty()) j["job"] = job_id;
+  append_violation_line(logs_dir_fd_, j);
 }
 
 }  // namespace corral::sandbox

@@ -36,6 +36,9 @@ class ExecWatches {
   // leftover processes do later goes to the log only.
   std::vector<Violation> take(pid_t pid);
 
+  // Appends one violation of command `pid` (job id or "") to logs/violations.jsonl.
+  void log(pid_t pid, const std::string& job_id, const Violation& v);
+
  private:
   struct Watch {
     std::unique_ptr<SeccompMonitor> monitor;
@@ -44,7 +47,6 @@ class ExecWatches {
     ViolationCap cap;  // bounds the log and the client's list, per exec
     bool taken = false;  // foreground: take() has handed its list over
   };
-  void log(const Watch& w, const Violation& v);
 
   std::vector<int> watched_;
   std::vector<std::string> unprotected_;

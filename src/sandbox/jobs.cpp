@@ -23,6 +23,7 @@ nlohmann::json job_to_json(const Job& j) {
   o["ended_at"] = j.ended_at;
   o["dropped_stdout"] = j.dropped_stdout;
   o["dropped_stderr"] = j.dropped_stderr;
+  o["output_limit_reached"] = j.output_limit_reached;
   return o;
 }
 
@@ -38,6 +39,7 @@ Result<Job> job_from_json(const nlohmann::json& o) {
     j.ended_at = o.at("ended_at").get<std::string>();
     j.dropped_stdout = o.at("dropped_stdout").get<std::uint64_t>();
     j.dropped_stderr = o.at("dropped_stderr").get<std::uint64_t>();
+    j.output_limit_reached = o.value("output_limit_reached", false);  // absent in older records
     return j;
   } catch (const nlohmann::json::exception& e) {
     return make_error(Errc::io_error, std::string("malformed job record: ") + e.what());

@@ -21,6 +21,9 @@ struct Job {
   std::optional<int> exit_code;     // 128+N when killed by signal N
   std::string started_at, ended_at;
   std::uint64_t dropped_stdout = 0, dropped_stderr = 0;  // bytes no longer kept (log limit)
+  // limits.output_bytes: the job wrote more (stdout and stderr together), so its output was cut
+  // there and its whole tree killed.
+  bool output_limit_reached = false;
 };
 
 nlohmann::json job_to_json(const Job& j);

@@ -241,7 +241,6 @@ Result<State> update(const std::string& name, const EffectivePolicy& policy) {
   if (!s) return s;
   Status live = live_status(*s);
   if (auto r = check_can_update(name, live); !r) return std::move(r).error();
-  if (auto r = check_persistent_policy(policy); !r) return std::move(r).error();
   if (live == Status::running) kill_supervisor(*s);
   mark_jobs_killed(paths->logs);
   s->policy = policy_to_json(policy);

@@ -95,20 +95,7 @@ void set_text(SpawnReport& rep, const std::string& s) {
 
 }  // namespace
 
-Result<void> check_persistent_policy(const EffectivePolicy& p) {
-  std::vector<std::string> missing;
-  if (p.limits.output_bytes)
-    missing.push_back("an output limit on a persistent sandbox (background output is bounded "
-                      "on disk; foreground output goes straight to the caller)");
-  if (missing.empty()) return {};
-  std::string msg = "this policy asks for what a persistent sandbox cannot enforce yet, so "
-                    "nothing was created:";
-  for (const auto& m : missing) msg += "\n  - " + m;
-  return make_error(Errc::unsupported, msg);
-}
-
 Result<Spawned> spawn_supervisor(const SpawnRequest& req) {
-  if (auto r = check_persistent_policy(req.policy); !r) return std::move(r).error();
   if (any_limit(req.policy.limits))
     if (auto r = check_sandbox_limits(req.name, req.policy.limits); !r) return std::move(r).error();
   Features features = probe_features();
@@ -181,6 +168,7 @@ Result<Spawned> spawn_supervisor(const SpawnRequest& req) {
   if (layer) ctx.layer_lock_fd = layer->lock.fd.get();
   ctx.unprotected_deny = unprotected_write_deny(req.policy);
   ctx.commands_oom_first = req.policy.limits.memory_bytes.has_value();
+  ctx.output_limit_bytes = req.policy.limits.output_bytes;
   cfg.persistent_main = supervisor_main;
   cfg.persistent_context = &ctx;
   for (int& fd : cfg.stdio_fds) fd = devnull.get();

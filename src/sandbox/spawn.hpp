@@ -22,9 +22,6 @@ struct SpawnRequest {
   std::uint64_t log_limit_bytes = 8u << 20;
 };
 
-// Refuses (Errc::unsupported) what a persistent sandbox cannot enforce yet.
-Result<void> check_persistent_policy(const EffectivePolicy& policy);
-
 struct Spawned {
   ProcessIdentity supervisor;
   ProcessIdentity egress_keeper;    // with a network allowlist: the proxy's process

@@ -32,6 +32,7 @@
 #include "linux/proc_identity.hpp"
 #include "linux/seccomp.hpp"
 #include "enforce/violations.hpp"
+#include "linux/process.hpp"
 #include "sandbox/exec_watch.hpp"
 #include "sandbox/jobs.hpp"
 #include "sandbox/protocol.hpp"
@@ -58,18 +59,6 @@ void report_setup(int ctl, ChildMsgType type, SetupStep step, int err) {
   (void)n;
 }
 
-// Closes every fd but those in `keep`: the supervisor lives for hours and must not hold what
-// the creating process happened to have open.
-void close_all_but(std::vector<int> keep) {
-  std::sort(keep.begin(), keep.end());
-  unsigned next = 0;
-  for (int fd : keep) {
-    if (fd < 0) continue;
-    if (static_cast<unsigned>(fd) > next) syscall(SYS_close_range, next, fd - 1, 0);
-    next = static_cast<unsigned>(fd) + 1;
-  }
-  syscall(SYS_close_range, next, ~0U, 0);
-}
 
 // Kills `pid` and every descendant. The command is a subreaper, so its orphans stay beneath
 // it while it lives: stop the whole tree first (stopped processes neither fork nor die and
@@ -115,6 +104,7 @@ struct JobState {
   Job job;
   LogStream out, err;
   bool exited = false;
+  std::uint64_t output_seen = 0;  // stdout and stderr together, for limits.output_bytes
 };
 
 struct Client {
@@ -142,6 +132,7 @@ class Supervisor {
   void client_readable(Client& client);
   void reap();
   void drain(JobState& job, LogStream& s);
+  size_t over_output_limit(JobState& job, size_t n);
   void write_job(const Job& job);
   void append_log(LogStream& s, const char* p, size_t n);
   // Forks the command; pid -1 after replying with the failure.
@@ -444,18 +435,38 @@ void Supervisor::append_log(LogStream& s, const char* p, size_t n) {
   }
 }
 
+// How many of the `n` bytes a job just wrote are past limits.output_bytes (all of them once
+// it was reached). Reaching it kills the job's tree and records a limit violation.
+size_t Supervisor::over_output_limit(JobState& job, size_t n) {
+  if (!ctx_.output_limit_bytes) return 0;
+  if (job.job.output_limit_reached) return n;
+  std::uint64_t room = *ctx_.output_limit_bytes - job.output_seen;
+  if (n <= room) {
+    job.output_seen += n;
+    return 0;
+  }
+  job.output_seen += room;
+  job.job.output_limit_reached = true;
+  kill_tree(job.job.pid);
+  write_job(job.job);
+  watches_.log(job.job.pid, job.job.id,
+               {"limit", now_rfc3339(), "output",
+                fmt::format("output limit of {} bytes reached; the rest was cut and the job's "
+                            "processes killed", *ctx_.output_limit_bytes), std::nullopt});
+  return n - static_cast<size_t>(room);
+}
+
 void Supervisor::drain(JobState& job, LogStream& s) {
   char buf[65536];
   for (;;) {
     ssize_t n = read(s.pipe.get(), buf, sizeof buf);
     if (n > 0) {
-      append_log(s, buf, static_cast<size_t>(n));
+      append_log(s, buf, static_cast<size_t>(n) - over_output_limit(job, static_cast<size_t>(n)));
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return;
     s.pipe.reset();  // EOF
-    (void)job;
     return;
   }
 }
@@ -609,7 +620,7 @@ void supervisor_main(ChildConfig& c) {
     report_setup(c.ctl_fd, ChildMsgType::setup_failed, SetupStep::fork_command, errno);
     _exit(125);
   }
-  close_all_but({0, 1, 2, c.ctl_fd, ctx.listen_fd, ctx.logs_dir_fd, ruleset, sigfd,
+  close_all_fds_but({0, 1, 2, c.ctl_fd, ctx.listen_fd, ctx.logs_dir_fd, ruleset, sigfd,
                 ctx.layer_lock_fd});
 
   Supervisor sup(c, ctx, ruleset, sigfd);

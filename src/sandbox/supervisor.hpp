@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct SupervisorContext {
   // a command's OOM score gains the limit's worth, so the killer picks it over the (small)
   // supervisor, whose own score cannot be lowered without CAP_SYS_RESOURCE.
   bool commands_oom_first = false;
+  // limits.output_bytes: a background job that writes more is cut there and killed. (The
+  // client enforces it on foreground output, which goes to it, not through the supervisor.)
+  std::optional<std::uint64_t> output_limit_bytes;
 };
 
 // ChildConfig::persistent_main for persistent sandboxes. Never returns.

@@ -294,6 +294,56 @@ TEST_F(SandboxExec, BackgroundOutputIsBoundedAndSaysSo) {
   EXPECT_FALSE(contains(logs.out, "line-0-"));
 }
 
+// limits.output_bytes on a persistent sandbox: foreground output (pipes and a terminal) is cut
+// at the limit by the client and the command's whole tree killed; a background job is cut by
+// the supervisor; each time the exec says so and the log keeps a "limit" violation.
+TEST_F(SandboxExec, OutputLimitCutsEveryKindOfExec) {
+  std::string name = make("capped", {"--output-limit", "1000"});
+  // The flood comes from a grandchild, so killing only the command would not stop it.
+  const std::string flood = "(yes flood-line | head -c 100000; sleep 30; echo LEAKED) & wait";
+  auto r = corral({"exec", name, "--", "sh", "-c", flood});
+  EXPECT_EQ(r.exit_code, 137) << r.err;
+  EXPECT_EQ(r.out.size(), 1000u);
+  EXPECT_FALSE(contains(r.out, "LEAKED"));
+  EXPECT_TRUE(contains(r.err, "output limit reached")) << r.err;
+  EXPECT_TRUE(contains(r.err, "limit output")) << r.err;  // the violation summary
+  // stdout and stderr count together.
+  r = corral({"exec", name, "--", "sh", "-c", "head -c 600 /dev/zero; head -c 600 /dev/zero >&2; sleep 30"});
+  EXPECT_EQ(r.exit_code, 137) << r.err;
+  EXPECT_EQ(r.out.size() + r.err.find("corral:"), 1000u) << r.err;
+  // A terminal's output too.
+  r = corral({"exec", name, "-t", "--", "sh", "-c", "yes tty-line | head -c 50000; sleep 30"});
+  EXPECT_EQ(r.exit_code, 137) << r.err;
+  EXPECT_EQ(r.out.size(), 1000u);
+  // Under the limit nothing happens.
+  r = corral({"exec", name, "--", "sh", "-c", "echo fine"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "fine\n");
+  EXPECT_EQ(r.err, "");
+  // A background job: cut at the limit on disk, its tree killed, and `logs` says so.
+  auto started = corral({"exec", name, "-d", "--", "sh", "-c", flood});
+  ASSERT_EQ(started.exit_code, 0) << started.err;
+  std::string id = started.out.substr(0, 8);
+  nlohmann::json ps;
+  for (int i = 0; i < 500; ++i) {
+    ps = nlohmann::json::parse(corral({"ps", name, "--json"}).out);
+    if (ps.size() == 1 && ps[0]["state"] == "exited") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(ps.size(), 1u);
+  EXPECT_EQ(ps[0]["state"], "exited") << ps.dump();
+  EXPECT_EQ(ps[0]["exit_code"], 137) << ps.dump();
+  EXPECT_EQ(ps[0]["output_limit_reached"], true) << ps.dump();
+  auto logs = corral({"logs", name, id});
+  EXPECT_EQ(logs.out.size(), 1000u);
+  EXPECT_TRUE(contains(logs.err, "output limit reached")) << logs.err;
+  std::string log = read_file(sandbox_dir(name) + "/logs/violations.jsonl");
+  std::size_t limits = 0;
+  for (std::size_t at = 0; (at = log.find("\"subject\":\"output\"", at)) != std::string::npos; ++at)
+    ++limits;
+  EXPECT_EQ(limits, 4u) << log;
+}
+
 TEST_F(SandboxExec, AForegroundCommandDiesWithItsClient) {
   std::string name = make("orphan");
   pid_t client = fork();

@@ -114,10 +114,12 @@ TEST_F(SandboxLifecycle, EveryBadInputHasItsMessageAndStatus) {
   r = corral({"kill", name, "00000000"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err, "corral start " + name)) << r.err;
-  // A creation that cannot be enforced leaves nothing behind.
-  r = corral({"create", own("filtered"), "--workspace", ws_.path(), "--output-limit", "1M"});
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_TRUE(contains(r.err, "persistent sandbox")) << r.err;
+  // A malformed policy flag is an input error naming it, and leaves nothing behind.
+  r = corral({"create", own("filtered"), "--workspace", ws_.path(), "--allow-host",
+              "https://pypi.org"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "--allow-host")) << r.err;
+  EXPECT_TRUE(contains(r.err, "https://pypi.org")) << r.err;
   EXPECT_FALSE(path_exists(sandbox_dir("filtered")));
 }
 
