@@ -127,8 +127,12 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
                                "(writes_exact is false); --workspace PATH:cow lists them exactly");
   exe->unprotected_deny_ = unprotected_write_deny(request.policy);
   for (const auto& p : exe->unprotected_deny_)
-    rec.not_enforced.push_back("filesystem.write_deny " + p +
-                               ": does not exist yet, so no mount protects it if created");
+    rec.not_enforced.push_back(
+        "filesystem.write_deny " + p + ": does not exist yet, so no mount protects it; " +
+        (features->seccomp_user_notif
+             ? "corral's seccomp monitor refuses writes that reach it (EROFS) by the path a "
+               "call names, which a thread racing the check could change"
+             : "this kernel has no SECCOMP_RET_USER_NOTIF, so it is not protected if created"));
 
   auto cgroup = make_run_cgroup(request.policy.limits, rec.id);
   if (!cgroup) return std::move(cgroup).error();
@@ -300,7 +304,7 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
       ssize_t n = recv_with_fd(ctl_.get(), &msg, sizeof msg, &passed_fd, MSG_DONTWAIT);
       if (passed_fd >= 0) {
         if (msg.type == ChildMsgType::seccomp_listener && !monitor)
-          monitor = std::make_unique<SeccompMonitor>(passed_fd, watched_nrs_);
+          monitor = std::make_unique<SeccompMonitor>(passed_fd, watched_nrs_, unprotected_deny_);
         else
           close(passed_fd);
       }

@@ -28,12 +28,19 @@ Violation seccomp_violation(const SeccompEvent& ev) {
   return v;
 }
 
-// A write-type call that the filesystem view refuses (the kernel fails it itself).
+// A write-type call that the filesystem view refuses (the kernel fails it itself), or that
+// reaches an absent write_deny path (corral's monitor fails it).
 Violation write_violation(const SeccompEvent& ev) {
   Violation v;
   v.kind = "filesystem";
   v.time = rfc3339(ev.time);
   v.subject = ev.write->path;
+  if (!ev.write->absent_deny.empty()) {
+    v.detail = fmt::format("{}: under write_deny {}, which did not exist when the sandbox "
+                           "started (no mount protects it), refused by corral with EROFS "
+                           "(pid {})", ev.write->op, ev.write->absent_deny, ev.pid);
+    return v;
+  }
   const std::string& e = ev.write->error;
   v.detail = fmt::format(
       "{}: {} (pid {})", ev.write->op,

@@ -33,7 +33,9 @@ std::string without_proc_root(const std::string& path) {
 // kernel would follow the link first, so for such a path the check (and the record) may look at
 // another place than the call reached. Symlinks elsewhere in the path are followed as usual.
 std::string normal(const std::string& path) {
-  return without_proc_root(std::filesystem::path(path).lexically_normal().string());
+  std::string n = std::filesystem::path(path).lexically_normal().string();
+  while (n.size() > 1 && n.back() == '/') n.pop_back();  // "mkdir a/" names a
+  return without_proc_root(n);
 }
 
 // One process's view: its memory (for the path strings) and its root (to resolve them in).
@@ -163,10 +165,27 @@ std::string remove_refused(const Caller& c, const std::string& abs) {
   return "";
 }
 
+// Where an open of `abs` lands when it follows a final symlink: O_CREAT through a dangling
+// link creates the link's target, which is the path that matters (and is recorded).
+std::string final_target(const Caller& c, std::string abs) {
+  for (int hops = 0; hops < 40; ++hops) {  // the kernel's own limit (ELOOP)
+    UniqueFd link = c.resolve(abs, false);
+    struct stat st;
+    if (!link.valid() || fstat(link.get(), &st) != 0 || !S_ISLNK(st.st_mode)) return abs;
+    char buf[PATH_MAX];
+    ssize_t n = readlinkat(link.get(), "", buf, sizeof buf - 1);
+    if (n <= 0) return abs;
+    std::string target(buf, static_cast<size_t>(n));
+    abs = normal(target[0] == '/' ? target : parent_of(abs) + "/" + target);
+  }
+  return abs;
+}
+
 std::optional<FsWriteCheck> check_open(const Caller& c, const std::string& op, int dirfd,
                                        std::uint64_t path_addr, std::uint64_t flags) {
   auto abs = c.path_arg(dirfd, path_addr);
   if (!abs) return std::nullopt;
+  if (!(flags & O_NOFOLLOW)) abs = final_target(c, *abs);
   FsWriteCheck out{fmt::format("{}({})", op, open_flags_text(flags)), *abs, false, "EROFS"};
   if ((flags & O_TMPFILE) == O_TMPFILE) {  // an unnamed file in the directory `path`
     out.refused = on_readonly_mount(c.resolve(*abs, true));
@@ -246,6 +265,63 @@ std::optional<FsWriteCheck> check_inode(const Caller& c, const std::string& op, 
 
 int dirfd_arg(std::uint64_t v) { return static_cast<int>(static_cast<std::uint32_t>(v)); }
 
+bool at_or_beneath(const std::string& path, const std::string& dir) {
+  return path == dir || dir == "/" ||
+         (path.size() > dir.size() && path.starts_with(dir) && path[dir.size()] == '/');
+}
+
+std::string base_name(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool same_inode(const UniqueFd& a, const UniqueFd& b) {
+  struct stat sa, sb;
+  return a.valid() && b.valid() && fstat(a.get(), &sa) == 0 && fstat(b.get(), &sb) == 0 &&
+         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+// Whether directory `dir` is `top` or beneath it, walking up through "..".
+bool dir_within(const UniqueFd& dir, const UniqueFd& top) {
+  struct stat st;
+  if (!dir.valid() || !top.valid() || fstat(top.get(), &st) != 0) return false;
+  UniqueFd at(dup(dir.get()));
+  for (int depth = 0; depth < 256 && at.valid(); ++depth) {
+    struct stat cur;
+    if (fstat(at.get(), &cur) != 0) return false;
+    if (cur.st_dev == st.st_dev && cur.st_ino == st.st_ino) return true;
+    UniqueFd up(openat(at.get(), "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    struct stat above;
+    if (!up.valid() || fstat(up.get(), &above) != 0) return false;
+    if (above.st_dev == cur.st_dev && above.st_ino == cur.st_ino) return false;  // the root
+    at = std::move(up);
+  }
+  return false;
+}
+
+// Which absent write_deny path the write of `path` reaches. `grafts`: the call puts a symlink
+// or an existing tree at `path` (symlink, rename), so `path` above a deny path reaches it too.
+std::string reached_deny(const Caller& c, const std::string& path, bool grafts,
+                         const std::vector<std::string>& denies) {
+  UniqueFd dir;  // the directory the name goes in, resolved in the caller's root
+  for (const auto& d : denies) {
+    if (at_or_beneath(path, d) || (grafts && at_or_beneath(d, path))) return d;
+    // The same places under other names (a symlinked parent, ".." after a symlink).
+    if (!dir.valid()) dir = c.resolve(parent_of(path), true);
+    if (!dir.valid()) return "";  // the call fails with ENOENT
+    const std::string name = base_name(path);
+    for (std::string a = d; a != "/"; a = parent_of(a)) {
+      if (name == base_name(a) && same_inode(dir, c.resolve(parent_of(a), true))) return d;
+      if (!grafts) break;  // only the deny path itself is created by this name
+    }
+    // Beneath the deny path, should it exist by now after all (made by a caller whose memory
+    // could not be read).
+    if (UniqueFd top = c.resolve(d, true); top.valid() && dir_within(dir, top)) return d;
+  }
+  return "";
+}
+
 }  // namespace
 
 const std::vector<std::string>& watched_write_syscalls() {
@@ -257,10 +333,10 @@ const std::vector<std::string>& watched_write_syscalls() {
   return names;
 }
 
-std::optional<FsWriteCheck> check_fs_write(pid_t pid, const std::string& s,
-                                           const std::uint64_t a[6]) {
-  Caller c(pid);
-  if (!c.valid()) return std::nullopt;
+namespace {
+
+std::optional<FsWriteCheck> check_call(const Caller& c, const std::string& s,
+                                       const std::uint64_t a[6]) {
   if (s == "open") return check_open(c, s, AT_FDCWD, a[0], a[1]);
   if (s == "openat") return check_open(c, s, dirfd_arg(a[0]), a[1], a[2]);
   if (s == "creat") return check_open(c, s, AT_FDCWD, a[0], O_CREAT | O_WRONLY | O_TRUNC);
@@ -293,6 +369,20 @@ std::optional<FsWriteCheck> check_fs_write(pid_t pid, const std::string& s,
     return check_inode(c, s, dirfd_arg(a[0]), a[1], !(flags & AT_SYMLINK_NOFOLLOW));
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<FsWriteCheck> check_fs_write(pid_t pid, const std::string& s,
+                                           const std::uint64_t a[6],
+                                           const std::vector<std::string>& absent_deny) {
+  Caller c(pid);
+  if (!c.valid()) return std::nullopt;
+  auto out = check_call(c, s, a);
+  if (!out || out->refused || absent_deny.empty()) return out;
+  const bool grafts = s.starts_with("symlink") || s.starts_with("rename");
+  out->absent_deny = reached_deny(c, out->path, grafts, absent_deny);
+  return out;
 }
 
 }  // namespace corral

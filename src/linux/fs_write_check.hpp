@@ -27,12 +27,19 @@ struct FsWriteCheck {
   // "EROFS" (a read-only mount), "EXDEV" (a hard link across mounts) or "EBUSY" (removing
   // or replacing a mount point, e.g. a write_deny file)
   std::string error;
+  // A write_deny path that did not exist at start (no mount protects it) which this call would
+  // create, graft (a symlink or a renamed tree at it or above it) or write beneath; "" if none.
+  std::string absent_deny;
 };
 
 // Reads the path arguments of `syscall` (one of watched_write_syscalls()) from process `pid`
 // (a pid in the caller's pid namespace) and resolves them inside that process's root. nullopt
 // when the call's arguments cannot be read (the process died, a bad pointer): nothing to say.
+// `absent_deny`: write_deny paths (absolute, normal, as seen inside) that did not exist at
+// start. A call is matched to them by its path and, through symlinks and "..", by the identity
+// of the directory it writes in.
 std::optional<FsWriteCheck> check_fs_write(pid_t pid, const std::string& syscall,
-                                           const std::uint64_t args[6]);
+                                           const std::uint64_t args[6],
+                                           const std::vector<std::string>& absent_deny = {});
 
 }  // namespace corral

@@ -87,11 +87,14 @@ struct SeccompEvent {
 inline constexpr int kSeccompEventsPerWake = 64;
 
 // Parent side: answers every trapped call with EPERM and reports it, except the watched
-// write-type calls, which it looks at and lets continue.
+// write-type calls, which it looks at and lets continue (but for absent write_deny paths).
 class SeccompMonitor {
  public:
   // Takes ownership of `listener_fd`. `watched`: the program's watched_nrs.
-  explicit SeccompMonitor(int listener_fd, std::vector<int> watched = {});
+  // `absent_deny`: write_deny paths that did not exist at start (no mount protects them);
+  // watched writes that reach them are refused with EROFS (FsWriteCheck::absent_deny).
+  explicit SeccompMonitor(int listener_fd, std::vector<int> watched = {},
+                          std::vector<std::string> absent_deny = {});
 
   // Poll this for POLLIN (a trapped call waits); POLLHUP means no process uses the filter any
   // more.
@@ -105,6 +108,7 @@ class SeccompMonitor {
  private:
   UniqueFd fd_;
   std::vector<int> watched_;
+  std::vector<std::string> absent_deny_;
   std::vector<unsigned char> notif_buf_;  // sized by SECCOMP_GET_NOTIF_SIZES, at least ours
   std::vector<unsigned char> resp_buf_;
 };

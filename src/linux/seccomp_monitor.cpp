@@ -32,8 +32,9 @@ std::string syscall_name(std::uint32_t arch, int nr) {
 
 }  // namespace
 
-SeccompMonitor::SeccompMonitor(int listener_fd, std::vector<int> watched)
-    : fd_(listener_fd), watched_(std::move(watched)) {
+SeccompMonitor::SeccompMonitor(int listener_fd, std::vector<int> watched,
+                               std::vector<std::string> absent_deny)
+    : fd_(listener_fd), watched_(std::move(watched)), absent_deny_(std::move(absent_deny)) {
   // The kernel's structs may have grown since our headers were written; RECV writes the
   // kernel's size, so the buffers must be at least that large.
   seccomp_notif_sizes sizes;
@@ -77,22 +78,30 @@ std::optional<SeccompEvent> SeccompMonitor::handle_one() {
   ev.syscall = syscall_name(ev.arch, ev.nr);
   ev.refused = !std::binary_search(watched_.begin(), watched_.end(), ev.nr);
   if (!ev.refused) {
-    ev.write = check_fs_write(ev.pid, ev.syscall, ev.args);
+    ev.write = check_fs_write(ev.pid, ev.syscall, ev.args, absent_deny_);
     // The pid may have died and been reused while we read its memory: then what we read is
     // somebody else's, and says nothing about this call.
     std::uint64_t id = notif->id;
     if (ioctl(fd_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) ev.write.reset();
   }
 
-  // A refused call gets an error, never SECCOMP_USER_NOTIF_FLAG_CONTINUE: the supervisor
-  // decides nothing about the call's arguments (which the caller could change after we
-  // looked), it only witnesses the refusal. A watched write continues: the kernel decides.
+  // A refused call gets an error, never SECCOMP_USER_NOTIF_FLAG_CONTINUE. A watched write
+  // continues and the kernel decides (a read-only mount refuses it), except one that reaches a
+  // write_deny path no mount protects (it did not exist at start): that one we refuse, with the
+  // read-only mount's EROFS. That decision rests on the path we read from the caller's memory;
+  // another thread of the caller could change it in between (seccomp_unotify(2)), so against
+  // a deliberate racer it is a best effort, where the mounts are not.
+  const bool deny_write = ev.write && !ev.write->refused && !ev.write->absent_deny.empty();
+  if (deny_write) {
+    ev.write->refused = true;
+    ev.write->error = "EROFS";
+  }
   std::fill(resp_buf_.begin(), resp_buf_.end(), 0);
   auto* resp = reinterpret_cast<seccomp_notif_resp*>(resp_buf_.data());
   resp->id = notif->id;
-  resp->error = ev.refused ? -EPERM : 0;
+  resp->error = ev.refused ? -EPERM : deny_write ? -EROFS : 0;
   resp->val = 0;
-  resp->flags = ev.refused ? 0 : SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+  resp->flags = ev.refused || deny_write ? 0 : SECCOMP_USER_NOTIF_FLAG_CONTINUE;
   int rc;
   do {
     rc = ioctl(fd_.get(), SECCOMP_IOCTL_NOTIF_SEND, resp);

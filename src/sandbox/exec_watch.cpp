@@ -10,7 +10,7 @@ namespace corral::sandbox {
 
 void ExecWatches::add(int listener, pid_t pid, const std::string& job_id) {
   Watch w;
-  w.monitor = std::make_unique<SeccompMonitor>(listener, watched_);
+  w.monitor = std::make_unique<SeccompMonitor>(listener, watched_, unprotected_);
   w.pid = pid;
   w.job_id = job_id;
   watches_[w.monitor->fd()] = std::move(w);

@@ -84,7 +84,8 @@ TEST_F(Escape, WriteThroughSymlinkInWorkspace) {
   auto r = attempt("ln -s " + outside_.file("victim") + " link && echo evil > link && echo ESCAPED");
   expect_refused(r);
   expect_victim_intact();
-  expect_recorded("filesystem", ws_.file("link"));
+  // The record names where the write would have landed: the link's target.
+  expect_recorded("filesystem", outside_.file("victim"));
 }
 
 TEST_F(Escape, HardLinkHostFileIntoWorkspace) {
@@ -175,6 +176,37 @@ TEST_F(Escape, WriteGitHooks) {
   EXPECT_FALSE(path_exists(ws_.path() + "/.git/hooks/post-checkout"));
   expect_recorded("filesystem", ws_.path() + "/.git/hooks/post-checkout");
   expect_recorded("filesystem", ws_.path() + "/.git/hooks");
+}
+
+// No .git at the start: no mount can protect .git/hooks or .git/config, so corral's monitor
+// refuses what would create them, by any name: directly, through a symlinked parent, ".."
+// after a directory, a dangling symlink, a dirfd, a tree renamed or a symlink put in place of
+// .git, and git init itself.
+TEST_F(Escape, CreateGitHooksWhereNoRepositoryWasYet) {
+  auto r = attempt(
+      "mkdir -p .git/hooks && echo ESCAPED-mkdir; "
+      "ln -s .git g && mkdir g/hooks && echo ESCAPED-symlinked-parent; "
+      "mkdir -p .git/a && mkdir .git/a/../hooks && echo ESCAPED-dotdot; "
+      "ln -s " + ws_.path() + "/.git/config cfg && echo '[core] fsmonitor = evil' > cfg && "
+      "echo ESCAPED-dangling; "
+      "python3 -c 'import os; os.mkdir(\"hooks\", dir_fd=os.open(\".git\", os.O_RDONLY))' "
+      "2>/dev/null && echo ESCAPED-dirfd; "
+      "rm -rf .git; mkdir -p t/hooks && mv t .git && echo ESCAPED-rename; "
+      "ln -s t .git && echo ESCAPED-symlink; "
+      "git init -q . 2>/dev/null && echo ESCAPED-git-init; true");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_refused(r);
+  for (const char* p : {"/.git/hooks", "/.git/config", "/g/hooks", "/.git/a/hooks"})
+    EXPECT_FALSE(path_exists(ws_.path() + p)) << p;
+  EXPECT_FALSE(std::filesystem::is_symlink(ws_.path() + "/.git"));
+  auto j = record();
+  std::size_t refused = 0;
+  for (const auto& v : j["violations"])
+    if (v["detail"].get<std::string>().find("refused by corral with EROFS") != std::string::npos)
+      ++refused;
+  EXPECT_GE(refused, 8u) << j["violations"].dump();
+  expect_recorded("filesystem", ws_.path() + "/g/hooks");
+  expect_recorded("filesystem", ws_.path() + "/.git/config");
 }
 
 TEST_F(Escape, MakeADeviceNode) {
