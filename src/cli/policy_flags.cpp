@@ -139,6 +139,9 @@ void add_policy_flags(CLI::App* sub, PolicyFlags& f) {
   repeatable("--rw", f.rw, "PATH", "make PATH writable (repeatable)");
   repeatable("--ro", f.ro, "PATH", "bind PATH read-only (repeatable)");
   repeatable("--deny-read", f.deny_read, "PATH", "make PATH unreadable (repeatable)");
+  sub->add_flag("--watch-reads", f.watch_reads,
+                "record every attempt to open a read_deny path (each open then costs ~13 us)")
+      ->group(kGroup);
   repeatable("--env", f.env, "NAME[=VALUE]",
              "pass NAME (or a prefix like LC_*) from the caller, or set NAME=VALUE (repeatable)");
   sub->add_option("--net", f.net, "network: none, allowlist or all")
@@ -201,6 +204,7 @@ Result<void> apply_policy_flags(const PolicyFlags& f, const std::string& cwd, Po
     p.network.mode = *mode;
   }
   if (f.allow_local_binding) p.network.allow_local_binding = true;
+  if (f.watch_reads) p.filesystem.watch_reads = true;
 
   if (!f.memory.empty()) {
     auto n = parse_size(f.memory);

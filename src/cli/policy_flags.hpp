@@ -26,6 +26,7 @@ struct PolicyFlags {
   std::vector<std::string> allow_hosts;   // --allow-host HOST -> network.allow
   std::vector<std::string> deny_hosts;    // --deny-host HOST  -> network.deny
   bool allow_local_binding = false;       // --allow-local-binding
+  bool watch_reads = false;               // --watch-reads
   std::string memory, pids, cpus, timeout, output_limit;  // --memory 2GiB ... --output-limit
   std::string seccomp;                    // --seccomp default|strict|FILE -> process.seccomp
   bool allow_nested_userns = false;       // --allow-nested-userns

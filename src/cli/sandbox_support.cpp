@@ -32,6 +32,7 @@ nlohmann::json inputs_to_json(const PolicyFlags& f, const PolicyContext& ctx) {
           {"allow_hosts", f.allow_hosts},
           {"deny_hosts", f.deny_hosts},
           {"allow_local_binding", f.allow_local_binding},
+          {"watch_reads", f.watch_reads},
           {"memory", f.memory},
           {"pids", f.pids},
           {"cpus", f.cpus},
@@ -56,6 +57,7 @@ Result<void> inputs_from_json(const nlohmann::json& j, PolicyFlags& f, PolicyCon
     j.at("allow_hosts").get_to(f.allow_hosts);
     j.at("deny_hosts").get_to(f.deny_hosts);
     j.at("allow_local_binding").get_to(f.allow_local_binding);
+    f.watch_reads = j.value("watch_reads", false);  // absent in older sandboxes' inputs
     j.at("memory").get_to(f.memory);
     j.at("pids").get_to(f.pids);
     j.at("cpus").get_to(f.cpus);

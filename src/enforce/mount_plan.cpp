@@ -62,6 +62,18 @@ std::vector<std::string> unprotected_write_deny(const EffectivePolicy& policy) {
   return out;
 }
 
+FsGuard fs_guard_for(const MountPlan& plan, const EffectivePolicy& policy) {
+  FsGuard g;
+  g.absent_deny = unprotected_write_deny(policy);
+  g.watch_reads = policy.filesystem.watch_reads;
+  if (!g.watch_reads) return g;
+  for (const auto& op : plan.ops) {
+    bool mask = op.kind == MountOpKind::deny_dir || op.kind == MountOpKind::deny_file;
+    (mask ? g.read_deny : g.read_allow).push_back(op.target);
+  }
+  return g;
+}
+
 MountPlan build_mount_plan(const EffectivePolicy& policy, const MountPlanOptions& options) {
   MountPlan plan;
   auto add = [&plan](MountOp op) { plan.ops.push_back(std::move(op)); };

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "linux/fs_guard.hpp"
 #include "policy/policy.hpp"
 
 namespace corral {
@@ -62,5 +63,9 @@ MountPlan build_mount_plan(const EffectivePolicy& policy, const MountPlanOptions
 // write_deny paths a mount cannot protect because they do not exist yet (a file the command
 // could create). The run record lists them under not_enforced.
 std::vector<std::string> unprotected_write_deny(const EffectivePolicy& policy);
+
+// What the seccomp monitor guards beyond the mounts (linux/fs_guard.hpp): the absent write_deny
+// paths, and with filesystem.watch_reads the plan's masks and other mount points.
+FsGuard fs_guard_for(const MountPlan& plan, const EffectivePolicy& policy);
 
 }  // namespace corral

@@ -110,7 +110,8 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   rec.argv = request.argv;
   rec.policy_hash = policy_hash(request.policy);
   // Refusals corral cannot see (seccomp, limit and read-only-write violations are recorded).
-  rec.not_observed = {kReadsNotObserved, kEaccesWritesNotObserved};
+  rec.not_observed = {reads_not_observed(request.policy.filesystem.watch_reads),
+                      kEaccesWritesNotObserved};
   // With an allowlist every refusal passes through the run's proxy; otherwise a refused
   // connect is just "network unreachable" inside.
   if (request.policy.network.mode != NetMode::allowlist) {
@@ -169,6 +170,7 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   seccomp_opts.allow_nested_userns = request.policy.process.allow_nested_userns;
   seccomp_opts.extra_blocked = request.policy.process.seccomp_block;
   seccomp_opts.watch_writes = true;
+  seccomp_opts.watch_reads = request.policy.filesystem.watch_reads;
   // With an allowlist, servers inside need network.allow_local_binding: without it listen()
   // is refused (and recorded). The bridge's own sockets are opened before the filter.
   if (request.policy.network.mode == NetMode::allowlist &&
@@ -199,6 +201,7 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
                                  ": reachable through the proxy only (no transparent mode for "
                                  "addresses, localhost or past the name limit)");
   }
+  exe->fs_guard_ = fs_guard_for(cfg.plan, request.policy);
   cfg.env_storage = build_child_env(request.policy.env, host_env, overlay);
   cfg.cwd = request.cwd.empty() ? request.policy.workspace : request.cwd;
   cfg.fallback_cwd = request.policy.workspace;
@@ -304,7 +307,7 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
       ssize_t n = recv_with_fd(ctl_.get(), &msg, sizeof msg, &passed_fd, MSG_DONTWAIT);
       if (passed_fd >= 0) {
         if (msg.type == ChildMsgType::seccomp_listener && !monitor)
-          monitor = std::make_unique<SeccompMonitor>(passed_fd, watched_nrs_, unprotected_deny_);
+          monitor = std::make_unique<SeccompMonitor>(passed_fd, watched_nrs_, fs_guard_);
         else
           close(passed_fd);
       }

@@ -51,6 +51,18 @@ Violation write_violation(const SeccompEvent& ev) {
   return v;
 }
 
+// An open of a read_deny path (watch_reads): the mask makes it fail or read nothing.
+Violation read_violation(const SeccompEvent& ev) {
+  Violation v;
+  v.kind = "filesystem";
+  v.time = rfc3339(ev.time);
+  v.subject = ev.write->path;
+  v.detail = fmt::format("{}: a read of read_deny {}, which the sandbox sees masked (EACCES, "
+                         "not found, or empty) (pid {})",
+                         ev.write->op, ev.write->read_deny, ev.pid);
+  return v;
+}
+
 std::optional<Violation> unprotected_deny_violation(const SeccompEvent& ev,
                                                     const std::vector<std::string>& unprotected) {
   const std::string& path = ev.write->path;
@@ -86,6 +98,7 @@ std::optional<Violation> raw_violation_of(const SeccompEvent& ev,
   if (ev.refused) return seccomp_violation(ev);
   if (!ev.write) return std::nullopt;
   if (ev.write->refused) return write_violation(ev);
+  if (!ev.write->read_deny.empty()) return read_violation(ev);
   return unprotected_deny_violation(ev, unprotected_deny);
 }
 

@@ -27,8 +27,15 @@ bool went_through(const Violation& v);
 
 // What no sandbox records, for `not_observed` (run records and `inspect`).
 inline constexpr const char* kReadsNotObserved =
-    "filesystem reads: a read_deny path reads as an empty file or directory, which is not "
-    "recorded";
+    "filesystem reads: a read_deny path is masked (EACCES, not found or empty) and attempts "
+    "are not recorded unless filesystem.watch_reads (--watch-reads) is on";
+inline constexpr const char* kReadsPartlyObserved =
+    "filesystem reads: opens of read_deny paths are recorded; stat, exec and access probes "
+    "of them are not";
+// The one of the two that applies.
+inline const char* reads_not_observed(bool watch_reads) {
+  return watch_reads ? kReadsPartlyObserved : kReadsNotObserved;
+}
 inline constexpr const char* kEaccesWritesNotObserved =
     "filesystem writes refused by Landlock or file modes (EACCES) where no read-only mount "
     "refuses them first (/proc/self/*)";

@@ -2,7 +2,6 @@
 #include "linux/fs_write_check.hpp"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -10,97 +9,17 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <regex>
 #include <fmt/format.h>
 
+#include "linux/caller_view.hpp"
+#include "linux/fs_read_check.hpp"
 #include "linux/fd.hpp"
 
 namespace corral {
 namespace {
 
-// /proc/self/root/X, /proc/N/root/X: X. Every process in a sandbox has the same root, and the
-// supervisor cannot follow those magic links itself (it is not "self" in there).
-std::string without_proc_root(const std::string& path) {
-  static const std::regex proc_root("^/proc/(self|thread-self|[0-9]+)/root(/.*)?$");
-  std::smatch m;
-  if (!std::regex_match(path, m, proc_root)) return path;
-  std::string rest = m[2].str();
-  return rest.empty() ? "/" : without_proc_root(rest);
-}
 
-// "a/./b/../c" as "a/c", for the record. Lexical: a ".." after a symlink is taken where the
-// kernel would follow the link first, so for such a path the check (and the record) may look at
-// another place than the call reached. Symlinks elsewhere in the path are followed as usual.
-std::string normal(const std::string& path) {
-  std::string n = std::filesystem::path(path).lexically_normal().string();
-  while (n.size() > 1 && n.back() == '/') n.pop_back();  // "mkdir a/" names a
-  return without_proc_root(n);
-}
 
-// One process's view: its memory (for the path strings) and its root (to resolve them in).
-class Caller {
- public:
-  explicit Caller(pid_t pid) : pid_(pid) {
-    mem_.reset(open(fmt::format("/proc/{}/mem", pid).c_str(), O_RDONLY | O_CLOEXEC));
-    root_.reset(open(fmt::format("/proc/{}/root", pid).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  }
-  bool valid() const { return mem_.valid() && root_.valid(); }
-
-  // A NUL-terminated string at `addr`, at most PATH_MAX bytes (longer fails with ENAMETOOLONG
-  // in the kernel too).
-  std::optional<std::string> string_at(std::uint64_t addr) const {
-    char buf[PATH_MAX];
-    ssize_t n = pread(mem_.get(), buf, sizeof buf, static_cast<off_t>(addr));
-    if (n <= 0) return std::nullopt;
-    const void* nul = std::memchr(buf, '\0', static_cast<size_t>(n));
-    if (!nul) return std::nullopt;
-    return std::string(static_cast<const char*>(buf), static_cast<const char*>(nul));
-  }
-  std::optional<std::uint64_t> u64_at(std::uint64_t addr) const {
-    std::uint64_t v = 0;
-    if (pread(mem_.get(), &v, sizeof v, static_cast<off_t>(addr)) != static_cast<ssize_t>(sizeof v))
-      return std::nullopt;
-    return v;
-  }
-
-  // `path` (relative to directory fd `dirfd` of the caller, or its cwd) made absolute as the
-  // caller sees it. /proc/PID/cwd and /proc/PID/fd/N print the path from the caller's root.
-  std::optional<std::string> absolute(int dirfd, const std::string& path) const {
-    if (!path.empty() && path[0] == '/') return normal(path);
-    std::string link = dirfd == AT_FDCWD ? fmt::format("/proc/{}/cwd", pid_)
-                                         : fmt::format("/proc/{}/fd/{}", pid_, dirfd);
-    char buf[PATH_MAX];
-    ssize_t n = readlink(link.c_str(), buf, sizeof buf - 1);
-    if (n <= 0) return std::nullopt;
-    std::string base(buf, static_cast<size_t>(n));
-    if (base.empty() || base[0] != '/') return std::nullopt;  // "pipe:[..]", "anon_inode:..."
-    if (path.empty()) return base;
-    return normal(base == "/" ? "/" + path : base + "/" + path);
-  }
-
-  // The path argument at `addr`, relative to `dirfd`, made absolute (both steps above).
-  std::optional<std::string> path_arg(int dirfd, std::uint64_t addr) const {
-    auto path = string_at(addr);
-    if (!path) return std::nullopt;
-    return absolute(dirfd, *path);
-  }
-
-  // Opens `abs` (O_PATH) inside the caller's root, following a last symlink or not. -1 on
-  // failure, with errno.
-  UniqueFd resolve(const std::string& abs, bool follow) const {
-    open_how how;
-    std::memset(&how, 0, sizeof how);
-    how.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
-    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-    return UniqueFd(static_cast<int>(
-        syscall(SYS_openat2, root_.get(), abs.c_str(), &how, sizeof how)));
-  }
-
- private:
-  pid_t pid_;
-  UniqueFd mem_, root_;
-};
 
 bool on_readonly_mount(const UniqueFd& fd) {
   struct statvfs st;
@@ -116,12 +35,6 @@ bool write_refused(const UniqueFd& fd) {
   return on_readonly_mount(fd);
 }
 
-std::string parent_of(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  auto slash = path.rfind('/');
-  if (slash == std::string::npos || slash == 0) return "/";
-  return path.substr(0, slash);
-}
 
 std::string open_flags_text(std::uint64_t flags) {
   std::string out;
@@ -187,6 +100,7 @@ std::optional<FsWriteCheck> check_open(const Caller& c, const std::string& op, i
   if (!abs) return std::nullopt;
   if (!(flags & O_NOFOLLOW)) abs = final_target(c, *abs);
   FsWriteCheck out{fmt::format("{}({})", op, open_flags_text(flags)), *abs, false, "EROFS"};
+  out.read_only_open = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC));
   if ((flags & O_TMPFILE) == O_TMPFILE) {  // an unnamed file in the directory `path`
     out.refused = on_readonly_mount(c.resolve(*abs, true));
     return out;
@@ -265,40 +179,9 @@ std::optional<FsWriteCheck> check_inode(const Caller& c, const std::string& op, 
 
 int dirfd_arg(std::uint64_t v) { return static_cast<int>(static_cast<std::uint32_t>(v)); }
 
-bool at_or_beneath(const std::string& path, const std::string& dir) {
-  return path == dir || dir == "/" ||
-         (path.size() > dir.size() && path.starts_with(dir) && path[dir.size()] == '/');
-}
 
-std::string base_name(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
-bool same_inode(const UniqueFd& a, const UniqueFd& b) {
-  struct stat sa, sb;
-  return a.valid() && b.valid() && fstat(a.get(), &sa) == 0 && fstat(b.get(), &sb) == 0 &&
-         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
 
-// Whether directory `dir` is `top` or beneath it, walking up through "..".
-bool dir_within(const UniqueFd& dir, const UniqueFd& top) {
-  struct stat st;
-  if (!dir.valid() || !top.valid() || fstat(top.get(), &st) != 0) return false;
-  UniqueFd at(dup(dir.get()));
-  for (int depth = 0; depth < 256 && at.valid(); ++depth) {
-    struct stat cur;
-    if (fstat(at.get(), &cur) != 0) return false;
-    if (cur.st_dev == st.st_dev && cur.st_ino == st.st_ino) return true;
-    UniqueFd up(openat(at.get(), "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
-    struct stat above;
-    if (!up.valid() || fstat(up.get(), &above) != 0) return false;
-    if (above.st_dev == cur.st_dev && above.st_ino == cur.st_ino) return false;  // the root
-    at = std::move(up);
-  }
-  return false;
-}
 
 // Which absent write_deny path the write of `path` reaches. `grafts`: the call puts a symlink
 // or an existing tree at `path` (symlink, rename), so `path` above a deny path reaches it too.
@@ -317,7 +200,9 @@ std::string reached_deny(const Caller& c, const std::string& path, bool grafts,
     }
     // Beneath the deny path, should it exist by now after all (made by a caller whose memory
     // could not be read).
-    if (UniqueFd top = c.resolve(d, true); top.valid() && dir_within(dir, top)) return d;
+    std::vector<UniqueFd> top;
+    top.push_back(c.resolve(d, true));
+    if (first_mark_above(dir, top) == 0) return d;
   }
   return "";
 }
@@ -375,13 +260,18 @@ std::optional<FsWriteCheck> check_call(const Caller& c, const std::string& s,
 
 std::optional<FsWriteCheck> check_fs_write(pid_t pid, const std::string& s,
                                            const std::uint64_t a[6],
-                                           const std::vector<std::string>& absent_deny) {
+                                           const FsGuard& guard) {
   Caller c(pid);
   if (!c.valid()) return std::nullopt;
   auto out = check_call(c, s, a);
-  if (!out || out->refused || absent_deny.empty()) return out;
+  if (!out || out->refused) return out;
+  if (out->read_only_open) {
+    if (guard.watch_reads) out->read_deny = read_deny_reached(c, out->path, guard);
+    return out;
+  }
+  if (guard.absent_deny.empty()) return out;
   const bool grafts = s.starts_with("symlink") || s.starts_with("rename");
-  out->absent_deny = reached_deny(c, out->path, grafts, absent_deny);
+  out->absent_deny = reached_deny(c, out->path, grafts, guard.absent_deny);
   return out;
 }
 

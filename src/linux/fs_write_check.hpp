@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "linux/fs_guard.hpp"
+
 namespace corral {
 
 // The write-type calls the filter traps, by libseccomp name. Names the native architecture
@@ -30,16 +32,19 @@ struct FsWriteCheck {
   // A write_deny path that did not exist at start (no mount protects it) which this call would
   // create, graft (a symlink or a renamed tree at it or above it) or write beneath; "" if none.
   std::string absent_deny;
+  // An open for reading only (no write flag, no O_CREAT/O_TRUNC), and, with watch_reads, the
+  // read_deny path it reaches ("" if none): the mask makes it fail or read nothing.
+  bool read_only_open = false;
+  std::string read_deny;
 };
 
 // Reads the path arguments of `syscall` (one of watched_write_syscalls()) from process `pid`
 // (a pid in the caller's pid namespace) and resolves them inside that process's root. nullopt
 // when the call's arguments cannot be read (the process died, a bad pointer): nothing to say.
-// `absent_deny`: write_deny paths (absolute, normal, as seen inside) that did not exist at
-// start. A call is matched to them by its path and, through symlinks and "..", by the identity
-// of the directory it writes in.
+// `guard`: absent write_deny paths, matched by the call's path and, through symlinks and "..",
+// by the identity of the directory it writes in; with watch_reads, the read masks too.
 std::optional<FsWriteCheck> check_fs_write(pid_t pid, const std::string& syscall,
                                            const std::uint64_t args[6],
-                                           const std::vector<std::string>& absent_deny = {});
+                                           const FsGuard& guard = {});
 
 }  // namespace corral

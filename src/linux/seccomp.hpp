@@ -43,6 +43,9 @@ struct SeccompOptions {
   // where they land, records the ones a read-only mount will refuse, and lets them continue.
   // Calls the profile blocks are not watched.
   bool watch_writes = false;
+  // With watch_writes: every open (not only those with a write flag) is watched, so reads of
+  // read_deny paths can be named. Costs one round trip to the supervisor per open.
+  bool watch_reads = false;
 
   friend bool operator==(const SeccompOptions&, const SeccompOptions&) = default;
 };
@@ -91,10 +94,9 @@ inline constexpr int kSeccompEventsPerWake = 64;
 class SeccompMonitor {
  public:
   // Takes ownership of `listener_fd`. `watched`: the program's watched_nrs.
-  // `absent_deny`: write_deny paths that did not exist at start (no mount protects them);
-  // watched writes that reach them are refused with EROFS (FsWriteCheck::absent_deny).
-  explicit SeccompMonitor(int listener_fd, std::vector<int> watched = {},
-                          std::vector<std::string> absent_deny = {});
+  // `guard`: writes that reach an absent write_deny path are refused with EROFS; with
+  // watch_reads, opens of read_deny paths are named (fs_guard.hpp).
+  explicit SeccompMonitor(int listener_fd, std::vector<int> watched = {}, FsGuard guard = {});
 
   // Poll this for POLLIN (a trapped call waits); POLLHUP means no process uses the filter any
   // more.
@@ -108,7 +110,7 @@ class SeccompMonitor {
  private:
   UniqueFd fd_;
   std::vector<int> watched_;
-  std::vector<std::string> absent_deny_;
+  FsGuard guard_;
   std::vector<unsigned char> notif_buf_;  // sized by SECCOMP_GET_NOTIF_SIZES, at least ours
   std::vector<unsigned char> resp_buf_;
 };

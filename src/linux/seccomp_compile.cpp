@@ -253,10 +253,12 @@ void add_default_profile(FilterBuilder& b, const SeccompOptions& o) {
 
 // Write-type calls, watched (see fs_write_check.hpp). Opens only when a flag asks for writing:
 // read-only opens are most of a program's calls and never write.
-void add_write_watch(FilterBuilder& b) {
+void add_write_watch(FilterBuilder& b, bool reads) {
   const std::uint32_t write_flags[] = {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC};
   for (const std::string& name : watched_write_syscalls()) {
-    if (name == "open")
+    if (reads && (name == "open" || name == "openat"))
+      b.watch(name.c_str(), 0, {}, "always (reads watched too)");
+    else if (name == "open")
       b.watch("open", 1, write_flags, "flags has O_WRONLY, O_RDWR, O_CREAT or O_TRUNC");
     else if (name == "openat")
       b.watch("openat", 2, write_flags, "flags has O_WRONLY, O_RDWR, O_CREAT or O_TRUNC");
@@ -352,7 +354,7 @@ Result<SeccompProgram> build(const SeccompOptions& o) {
   add_default_profile(b, o);
   if (o.profile == SeccompOptions::Profile::strict) add_strict_profile(b);
   for (const std::string& name : o.extra_blocked) b.block_extra(name);
-  if (o.notify && o.watch_writes) add_write_watch(b);
+  if (o.notify && o.watch_writes) add_write_watch(b, o.watch_reads);
   if (b.error()) return *b.error();
 
   Result<std::vector<sock_filter>> code = export_bpf(ctx);

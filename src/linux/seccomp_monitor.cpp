@@ -32,9 +32,8 @@ std::string syscall_name(std::uint32_t arch, int nr) {
 
 }  // namespace
 
-SeccompMonitor::SeccompMonitor(int listener_fd, std::vector<int> watched,
-                               std::vector<std::string> absent_deny)
-    : fd_(listener_fd), watched_(std::move(watched)), absent_deny_(std::move(absent_deny)) {
+SeccompMonitor::SeccompMonitor(int listener_fd, std::vector<int> watched, FsGuard guard)
+    : fd_(listener_fd), watched_(std::move(watched)), guard_(std::move(guard)) {
   // The kernel's structs may have grown since our headers were written; RECV writes the
   // kernel's size, so the buffers must be at least that large.
   seccomp_notif_sizes sizes;
@@ -78,7 +77,7 @@ std::optional<SeccompEvent> SeccompMonitor::handle_one() {
   ev.syscall = syscall_name(ev.arch, ev.nr);
   ev.refused = !std::binary_search(watched_.begin(), watched_.end(), ev.nr);
   if (!ev.refused) {
-    ev.write = check_fs_write(ev.pid, ev.syscall, ev.args, absent_deny_);
+    ev.write = check_fs_write(ev.pid, ev.syscall, ev.args, guard_);
     // The pid may have died and been reused while we read its memory: then what we read is
     // somebody else's, and says nothing about this call.
     std::uint64_t id = notif->id;

@@ -24,6 +24,9 @@ struct Policy {
     std::vector<std::string> write_allow;  // writable; "." is the workspace
     std::vector<std::string> write_deny;   // read-only even inside write_allow
     std::vector<std::string> read_only;    // extra read-only binds (--ro); the host root is ro anyway
+    // Record every attempt to open a read_deny path (--watch-reads). Off by default: it sends
+    // every open, not just writes, through corral's seccomp monitor (~13 us each).
+    bool watch_reads = false;
   } filesystem;
 
   struct Network {
@@ -72,6 +75,7 @@ struct EffectivePolicy {
     std::vector<std::string> write_allow;   // includes the workspace
     std::vector<std::string> write_deny;
     std::vector<std::string> read_only;
+    bool watch_reads = false;
   } filesystem;
   Policy::Network network;
   Policy::Env env;

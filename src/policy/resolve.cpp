@@ -167,6 +167,7 @@ Result<EffectivePolicy> resolve_policy(const Policy& policy, const PolicyContext
     if (!list) return list.error();
     s.to = std::move(*list);
   }
+  out.watch_reads = in.watch_reads;
   out.write_allow.push_back(e.workspace);  // "." is always writable, listed or not
   sort_unique(out.write_allow);
   if (auto r = check_writable_not_denied(e); !r) return r.error();

@@ -94,6 +94,7 @@ ordered_json policy_to_json(const EffectivePolicy& p) {
   fs["write_allow"] = string_array(p.filesystem.write_allow);
   fs["write_deny"] = string_array(p.filesystem.write_deny);
   fs["read_only"] = string_array(p.filesystem.read_only);
+  if (p.filesystem.watch_reads) fs["watch_reads"] = true;  // absent when false: old hashes stay
   j["filesystem"] = std::move(fs);
 
   ordered_json net;
@@ -141,6 +142,7 @@ std::string policy_to_text(const EffectivePolicy& p) {
   append_list(out, "write_allow", p.filesystem.write_allow);
   append_list(out, "write_deny", p.filesystem.write_deny);
   append_list(out, "read_only", p.filesystem.read_only);
+  out += fmt::format("  watch_reads: {}\n", p.filesystem.watch_reads);
 
   out += fmt::format("network:\n  mode: {}\n", net_mode_name(p.network.mode));
   append_list(out, "allow", p.network.allow);

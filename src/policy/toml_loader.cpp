@@ -125,6 +125,12 @@ class TomlLoader {
     auto& fs = p_.filesystem;
     for (auto&& [k, v] : **t) {
       const std::string name(k.str());
+      if (name == "watch_reads") {
+        const auto* b = v.as_boolean();
+        if (!b) return wrong_type(v, "filesystem.watch_reads", "a boolean");
+        fs.watch_reads = b->get();
+        continue;
+      }
       std::vector<std::string>* list = name == "read_deny"     ? &fs.read_deny
                                        : name == "read_allow"  ? &fs.read_allow
                                        : name == "write_allow" ? &fs.write_allow
@@ -133,7 +139,8 @@ class TomlLoader {
                                                                : nullptr;
       if (!list)
         return unknown(k, "filesystem",
-                       {"read_deny", "read_allow", "write_allow", "write_deny", "read_only"});
+                       {"read_deny", "read_allow", "write_allow", "write_deny", "read_only",
+                        "watch_reads"});
       if (auto r = read_strings(v, "filesystem." + name, validate_path_pattern, *list); !r)
         return r;
     }

@@ -10,7 +10,7 @@ namespace corral::sandbox {
 
 void ExecWatches::add(int listener, pid_t pid, const std::string& job_id) {
   Watch w;
-  w.monitor = std::make_unique<SeccompMonitor>(listener, watched_, unprotected_);
+  w.monitor = std::make_unique<SeccompMonitor>(listener, watched_, guard_);
   w.pid = pid;
   w.job_id = job_id;
   watches_[w.monitor->fd()] = std::move(w);
@@ -35,7 +35,7 @@ void ExecWatches::handle(int fd, bool hangup) {
     auto ev = w.monitor->handle_one();
     if (!ev) break;
     if (k == kSeccompEventsPerWake - 1) hangup = false;  // more may wait: come back first
-    auto v = violation_of(*ev, unprotected_);
+    auto v = violation_of(*ev, guard_.absent_deny);
     if (v && w.cap.admit(*v)) keep(std::move(*v));
   }
   if (!hangup) return;

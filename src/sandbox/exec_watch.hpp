@@ -18,11 +18,10 @@ namespace corral::sandbox {
 
 class ExecWatches {
  public:
-  // `unprotected_deny`: write_deny paths no mount protects; `logs_dir_fd`: where
+  // `guard`: what each monitor checks beyond the mounts; `logs_dir_fd`: where
   // violations.jsonl goes (-1: nowhere).
-  ExecWatches(std::vector<int> watched_nrs, std::vector<std::string> unprotected_deny,
-              int logs_dir_fd)
-      : watched_(std::move(watched_nrs)), unprotected_(std::move(unprotected_deny)),
+  ExecWatches(std::vector<int> watched_nrs, FsGuard guard, int logs_dir_fd)
+      : watched_(std::move(watched_nrs)), guard_(std::move(guard)),
         logs_dir_fd_(logs_dir_fd) {}
 
   // Starts answering `listener` (owned from now on) for the command `pid` (job id or "").
@@ -49,7 +48,7 @@ class ExecWatches {
   };
 
   std::vector<int> watched_;
-  std::vector<std::string> unprotected_;
+  FsGuard guard_;
   int logs_dir_fd_;
   std::map<int, Watch> watches_;                       // by listener fd
   std::map<pid_t, std::vector<Violation>> pending_;    // by command pid

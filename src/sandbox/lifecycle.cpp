@@ -304,7 +304,9 @@ Result<Inspection> inspect(const std::string& name) {
   }
   in.jobs = list_jobs(paths->logs);
   in.violations = count_lines(paths->logs + "/violations.jsonl");
-  in.not_observed = {kReadsNotObserved, kEaccesWritesNotObserved,
+  const bool watch_reads = in.state.policy.contains("filesystem") &&
+                           in.state.policy["filesystem"].value("watch_reads", false);
+  in.not_observed = {reads_not_observed(watch_reads), kEaccesWritesNotObserved,
                      "filesystem writes of processes that made themselves non-dumpable (the "
                      "supervisor holds no capability to read their memory)"};
   // With an allowlist, the keeper's proxy appends its refusals to logs/violations.jsonl.

@@ -16,6 +16,7 @@ Result<EffectivePolicy> policy_from_json(const nlohmann::json& j) {
     p.filesystem.write_allow = fs.at("write_allow").get<std::vector<std::string>>();
     p.filesystem.write_deny = fs.at("write_deny").get<std::vector<std::string>>();
     p.filesystem.read_only = fs.at("read_only").get<std::vector<std::string>>();
+    p.filesystem.watch_reads = fs.value("watch_reads", false);
     const auto& net = j.at("network");
     auto mode = parse_net_mode(net.at("mode").get<std::string>());
     if (!mode) return std::move(mode).error();

@@ -140,6 +140,7 @@ Result<Spawned> spawn_supervisor(const SpawnRequest& req) {
   SeccompOptions so;
   so.notify = features.seccomp_user_notif;
   so.watch_writes = true;
+  so.watch_reads = req.policy.filesystem.watch_reads;
   so.profile = req.policy.process.seccomp_base == "strict" ? SeccompOptions::Profile::strict
                                                            : SeccompOptions::Profile::default_profile;
   so.allow_nested_userns = req.policy.process.allow_nested_userns;
@@ -166,7 +167,7 @@ Result<Spawned> spawn_supervisor(const SpawnRequest& req) {
   ctx.logs_dir_fd = logs.get();
   ctx.log_limit_bytes = req.log_limit_bytes;
   if (layer) ctx.layer_lock_fd = layer->lock.fd.get();
-  ctx.unprotected_deny = unprotected_write_deny(req.policy);
+  ctx.fs_guard = fs_guard_for(cfg.plan, req.policy);
   ctx.commands_oom_first = req.policy.limits.memory_bytes.has_value();
   ctx.output_limit_bytes = req.policy.limits.output_bytes;
   cfg.persistent_main = supervisor_main;

@@ -122,7 +122,7 @@ class Supervisor {
  public:
   Supervisor(ChildConfig& c, SupervisorContext& ctx, int ruleset_fd, int sigfd)
       : c_(c), ctx_(ctx), ruleset_fd_(ruleset_fd), sigfd_(sigfd),
-        watches_(c.seccomp ? c.seccomp->watched_nrs : std::vector<int>{}, ctx.unprotected_deny,
+        watches_(c.seccomp ? c.seccomp->watched_nrs : std::vector<int>{}, ctx.fs_guard,
                  ctx.logs_dir_fd) {}
   [[noreturn]] void run();
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "enforce/child_config.hpp"
+#include "linux/fs_guard.hpp"
 
 namespace corral::sandbox {
 
@@ -20,7 +21,7 @@ struct SupervisorContext {
   int logs_dir_fd = -1;    // sandboxes/NAME/logs, opened before the clone (the host's view)
   std::uint64_t log_limit_bytes = 8u << 20;  // per stream: older output is dropped past this
   int layer_lock_fd = -1;  // a copy-on-write workspace's layer lock, held while mounted (or -1)
-  std::vector<std::string> unprotected_deny;  // write_deny paths no mount protects (absent)
+  FsGuard fs_guard;  // what each command's seccomp monitor checks (linux/fs_guard.hpp)
   // A memory limit: the supervisor shares the cgroup with the commands; with oom_score_adj 1000
   // a command's OOM score gains the limit's worth, so the killer picks it over the (small)
   // supervisor, whose own score cannot be lowered without CAP_SYS_RESOURCE.

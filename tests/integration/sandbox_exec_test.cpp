@@ -93,6 +93,25 @@ TEST_F(SandboxExec, RefusalsOfEachExecAreReportedAndLogged) {
   EXPECT_EQ(inspect(name)["violations"], 5);
 }
 
+TEST_F(SandboxExec, WatchReadsRecordsReadsOfDeniedPathsPerExec) {
+  TempDir secrets;
+  write_file(secrets.file("token"), "TOPSECRET");
+  std::string name = make("reads", {"--deny-read", secrets.path(), "--watch-reads"});
+  auto r = corral({"exec", name, "--", "sh", "-c",
+                   "cat " + secrets.file("token") + "; ln -s " + secrets.path() +
+                       " s; cat s/token; cat /etc/hostname >/dev/null; exit 0"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(contains(r.out, "TOPSECRET"));
+  // (The summary lists them sorted by path.)
+  EXPECT_TRUE(contains(r.err, "corral: 2 violations: ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "filesystem " + secrets.file("token"))) << r.err;
+  EXPECT_TRUE(contains(r.err, "filesystem " + ws_.file("s/token"))) << r.err;
+  auto j = inspect(name);
+  EXPECT_EQ(j["violations"], 2);
+  EXPECT_TRUE(contains(j["not_observed"].dump(), "opens of read_deny paths are recorded"))
+      << j["not_observed"].dump();
+}
+
 TEST_F(SandboxExec, ARunSandboxCannotReachAPersistentSandboxsSocket) {
   // corral's state directory is hidden in every sandbox: its supervisor.sock files would take
   // commands from whoever can connect. Outside /tmp (which is private anyway), so the hiding

@@ -96,6 +96,14 @@ TEST(TomlLoader, ProcessTable) {
   EXPECT_FALSE(d->process.allow_nested_userns);
 }
 
+TEST(TomlLoader, WatchReadsIsABooleanOfTheFilesystemTable) {
+  auto p = load("[filesystem]\nwatch_reads = true\n");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_TRUE(p->filesystem.watch_reads);
+  EXPECT_FALSE(default_policy().filesystem.watch_reads);
+  expect_error("[filesystem]\nwatch_reads = \"yes\"\n", 2, "filesystem.watch_reads", "boolean");
+}
+
 TEST(TomlLoader, ProfilePathIsRelativeToThePolicyFile) {
   Policy p;
   ASSERT_TRUE(merge_policy_toml(p, "[process]\nseccomp = \"prof.toml\"\n", "/etc/corral/p.toml")

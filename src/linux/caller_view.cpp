@@ -1,0 +1,129 @@
+#include "linux/caller_view.hpp"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <regex>
+#include <fmt/format.h>
+
+namespace corral {
+namespace {
+
+// /proc/self/root/X, /proc/N/root/X: X.
+std::string without_proc_root(const std::string& path) {
+  static const std::regex proc_root("^/proc/(self|thread-self|[0-9]+)/root(/.*)?$");
+  std::smatch m;
+  if (!std::regex_match(path, m, proc_root)) return path;
+  std::string rest = m[2].str();
+  return rest.empty() ? "/" : without_proc_root(rest);
+}
+
+}  // namespace
+
+Caller::Caller(pid_t pid) : pid_(pid) {
+  mem_.reset(open(fmt::format("/proc/{}/mem", pid).c_str(), O_RDONLY | O_CLOEXEC));
+  root_.reset(open(fmt::format("/proc/{}/root", pid).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+}
+
+std::optional<std::string> Caller::string_at(std::uint64_t addr) const {
+  char buf[PATH_MAX];
+  ssize_t n = pread(mem_.get(), buf, sizeof buf, static_cast<off_t>(addr));
+  if (n <= 0) return std::nullopt;
+  const void* nul = std::memchr(buf, '\0', static_cast<size_t>(n));
+  if (!nul) return std::nullopt;
+  return std::string(static_cast<const char*>(buf), static_cast<const char*>(nul));
+}
+
+std::optional<std::uint64_t> Caller::u64_at(std::uint64_t addr) const {
+  std::uint64_t v = 0;
+  if (pread(mem_.get(), &v, sizeof v, static_cast<off_t>(addr)) != static_cast<ssize_t>(sizeof v))
+    return std::nullopt;
+  return v;
+}
+
+std::optional<std::string> Caller::absolute(int dirfd, const std::string& path) const {
+  if (!path.empty() && path[0] == '/') return normal(path);
+  std::string link = dirfd == AT_FDCWD ? fmt::format("/proc/{}/cwd", pid_)
+                                       : fmt::format("/proc/{}/fd/{}", pid_, dirfd);
+  char buf[PATH_MAX];
+  ssize_t n = readlink(link.c_str(), buf, sizeof buf - 1);
+  if (n <= 0) return std::nullopt;
+  std::string base(buf, static_cast<size_t>(n));
+  if (base.empty() || base[0] != '/') return std::nullopt;  // "pipe:[..]", "anon_inode:..."
+  if (path.empty()) return base;
+  return normal(base == "/" ? "/" + path : base + "/" + path);
+}
+
+std::optional<std::string> Caller::path_arg(int dirfd, std::uint64_t addr) const {
+  auto path = string_at(addr);
+  if (!path) return std::nullopt;
+  return absolute(dirfd, *path);
+}
+
+UniqueFd Caller::resolve(const std::string& abs, bool follow) const {
+  open_how how;
+  std::memset(&how, 0, sizeof how);
+  how.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  return UniqueFd(static_cast<int>(syscall(SYS_openat2, root_.get(), abs.c_str(), &how, sizeof how)));
+}
+
+std::string normal(const std::string& path) {
+  std::string n = std::filesystem::path(path).lexically_normal().string();
+  while (n.size() > 1 && n.back() == '/') n.pop_back();  // "mkdir a/" names a
+  return without_proc_root(n);
+}
+
+std::string parent_of(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos || slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string base_name(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool at_or_beneath(const std::string& path, const std::string& dir) {
+  return path == dir || dir == "/" ||
+         (path.size() > dir.size() && path.starts_with(dir) && path[dir.size()] == '/');
+}
+
+bool same_inode(const UniqueFd& a, const UniqueFd& b) {
+  struct stat sa, sb;
+  return a.valid() && b.valid() && fstat(a.get(), &sa) == 0 && fstat(b.get(), &sb) == 0 &&
+         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int first_mark_above(const UniqueFd& dir, const std::vector<UniqueFd>& marks) {
+  std::vector<struct stat> ids(marks.size());
+  std::vector<bool> usable(marks.size());
+  for (size_t i = 0; i < marks.size(); ++i)
+    usable[i] = marks[i].valid() && fstat(marks[i].get(), &ids[i]) == 0;
+  if (!dir.valid()) return -1;
+  UniqueFd at(dup(dir.get()));
+  for (int depth = 0; depth < 256 && at.valid(); ++depth) {
+    struct stat cur;
+    if (fstat(at.get(), &cur) != 0) return -1;
+    for (size_t i = 0; i < marks.size(); ++i)
+      if (usable[i] && ids[i].st_dev == cur.st_dev && ids[i].st_ino == cur.st_ino)
+        return static_cast<int>(i);
+    UniqueFd up(openat(at.get(), "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    struct stat above;
+    if (!up.valid() || fstat(up.get(), &above) != 0) return -1;
+    if (above.st_dev == cur.st_dev && above.st_ino == cur.st_ino) return -1;  // the root
+    at = std::move(up);
+  }
+  return -1;
+}
+
+}  // namespace corral

@@ -1,0 +1,56 @@
+// A trapped caller's view, for the seccomp monitor's checks (fs_write_check, fs_read_check):
+// path strings read from its memory, made absolute as it sees them, and resolved inside its
+// own root; plus the path and inode comparisons those checks share.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "linux/fd.hpp"
+
+namespace corral {
+
+class Caller {
+ public:
+  explicit Caller(pid_t pid);
+  bool valid() const { return mem_.valid() && root_.valid(); }
+
+  // A NUL-terminated string at `addr`, at most PATH_MAX bytes (longer fails with ENAMETOOLONG
+  // in the kernel too).
+  std::optional<std::string> string_at(std::uint64_t addr) const;
+  std::optional<std::uint64_t> u64_at(std::uint64_t addr) const;
+
+  // `path` (relative to directory fd `dirfd` of the caller, or its cwd) made absolute as the
+  // caller sees it. /proc/PID/cwd and /proc/PID/fd/N print the path from the caller's root.
+  std::optional<std::string> absolute(int dirfd, const std::string& path) const;
+  // The path argument at `addr`, relative to `dirfd`, made absolute (both steps above).
+  std::optional<std::string> path_arg(int dirfd, std::uint64_t addr) const;
+
+  // Opens `abs` (O_PATH) inside the caller's root, following a last symlink or not. Invalid on
+  // failure, with errno.
+  UniqueFd resolve(const std::string& abs, bool follow) const;
+
+ private:
+  pid_t pid_;
+  UniqueFd mem_, root_;
+};
+
+// "a/./b/../c" as "a/c", without a trailing "/" and without a /proc/N/root prefix (every
+// process in a sandbox has the same root, and the monitor cannot follow those magic links
+// itself). Lexical: a ".." after a symlink is taken where the kernel would follow the link
+// first; the checks compare directory identities too for that reason.
+std::string normal(const std::string& path);
+std::string parent_of(std::string path);
+std::string base_name(std::string path);
+bool at_or_beneath(const std::string& path, const std::string& dir);
+
+bool same_inode(const UniqueFd& a, const UniqueFd& b);
+// Walks up from directory `dir` through ".." (at most 256 levels, not past the root) and
+// returns the index of the first of `marks` it meets (`dir` itself included), or -1.
+int first_mark_above(const UniqueFd& dir, const std::vector<UniqueFd>& marks);
+
+}  // namespace corral

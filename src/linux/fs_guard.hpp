@@ -1,0 +1,31 @@
+// What the seccomp monitor checks a watched filesystem call against, beyond what the mounts
+// refuse by themselves. Paths are absolute and normal, as seen inside the sandbox.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace corral {
+
+struct FsGuard {
+  // write_deny paths that did not exist at start, so no mount protects them: writes that
+  // would create or reach them are refused by the monitor (EROFS).
+  std::vector<std::string> absent_deny;
+  // With filesystem.watch_reads: opens are watched too, and one that reaches a read mask is
+  // recorded. `read_deny`: the masks' mount points; `read_allow`: every other mount point of
+  // the view (a read_allow re-opening a path beneath a mask, the workspace, "/"...). The
+  // deepest one above a path decides, as in the mount view.
+  bool watch_reads = false;
+  std::vector<std::string> read_deny, read_allow;
+
+  // The read check's cache: the identities (device, inode) of the entries above as the
+  // sandbox sees them, filled on first use (mount points keep theirs while the sandbox lives).
+  using Id = std::pair<dev_t, ino_t>;
+  mutable bool ids_known = false;
+  mutable std::vector<Id> deny_ids, allow_ids;  // {0, 0}: could not be resolved
+};
+
+}  // namespace corral
