@@ -140,7 +140,7 @@ void add_policy_flags(CLI::App* sub, PolicyFlags& f) {
   repeatable("--ro", f.ro, "PATH", "bind PATH read-only (repeatable)");
   repeatable("--deny-read", f.deny_read, "PATH", "make PATH unreadable (repeatable)");
   sub->add_flag("--watch-reads", f.watch_reads,
-                "record every attempt to open a read_deny path (each open then costs ~13 us)")
+                "record every attempt to open a read_deny path (each open then costs ~11 us)")
       ->group(kGroup);
   repeatable("--env", f.env, "NAME[=VALUE]",
              "pass NAME (or a prefix like LC_*) from the caller, or set NAME=VALUE (repeatable)");

@@ -33,7 +33,9 @@ void add_ps_verb(CLI::App& app, VerbAction& action) {
       for (const auto& j : jobs) {
         std::string cmd;
         for (const auto& a : j.argv) cmd += (cmd.empty() ? "" : " ") + a;
-        fmt::print("{:<8} {:>6} {:<8} {:>4} {}\n", j.id, j.pid, j.state,
+        // "cut": the job reached the output limit and was killed.
+        fmt::print("{:<8} {:>6} {:<8} {:>4} {}\n", j.id, j.pid,
+                   j.output_limit_reached ? "cut" : j.state,
                    j.exit_code ? std::to_string(*j.exit_code) : "-", cmd);
       }
       return exit_status::success;

@@ -47,8 +47,34 @@ std::optional<std::uint64_t> Caller::u64_at(std::uint64_t addr) const {
   return v;
 }
 
+// /proc/self/cwd/X, /proc/N/fd/K/X, /dev/fd/K/X and the like: the kernel follows those magic
+// links to the process's cwd or open file; the monitor cannot (it is not that process, and
+// resolves with RESOLVE_NO_MAGICLINKS), so it reads the link as the caller would see it.
+std::string Caller::through_proc_links(std::string p) const {
+  static const std::regex dev_fd("^/dev/fd(/.*)?$");
+  static const std::regex proc_link("^/proc/(self|thread-self|[0-9]+)/(cwd|fd/[0-9]+)(/.*)?$");
+  for (int hops = 0; hops < 8; ++hops) {
+    std::smatch m;
+    if (std::regex_match(p, m, dev_fd)) {
+      p = "/proc/self/fd" + m[1].str();
+      continue;
+    }
+    if (!std::regex_match(p, m, proc_link)) return p;
+    const std::string who = m[1].str(), what = m[2].str(), rest = m[3].str();
+    // "self" is the caller; another pid is read through the caller's own /proc.
+    std::string link = who == "self" || who == "thread-self"
+                           ? fmt::format("/proc/{}/{}", pid_, what)
+                           : fmt::format("/proc/{}/root/proc/{}/{}", pid_, who, what);
+    char buf[PATH_MAX];
+    ssize_t n = readlink(link.c_str(), buf, sizeof buf - 1);
+    if (n <= 0 || buf[0] != '/') return p;  // gone, or a pipe or socket: nothing to write into
+    p = normal(std::string(buf, static_cast<size_t>(n)) + rest);
+  }
+  return p;
+}
+
 std::optional<std::string> Caller::absolute(int dirfd, const std::string& path) const {
-  if (!path.empty() && path[0] == '/') return normal(path);
+  if (!path.empty() && path[0] == '/') return through_proc_links(normal(path));
   std::string link = dirfd == AT_FDCWD ? fmt::format("/proc/{}/cwd", pid_)
                                        : fmt::format("/proc/{}/fd/{}", pid_, dirfd);
   char buf[PATH_MAX];
@@ -57,7 +83,7 @@ std::optional<std::string> Caller::absolute(int dirfd, const std::string& path) 
   std::string base(buf, static_cast<size_t>(n));
   if (base.empty() || base[0] != '/') return std::nullopt;  // "pipe:[..]", "anon_inode:..."
   if (path.empty()) return base;
-  return normal(base == "/" ? "/" + path : base + "/" + path);
+  return through_proc_links(normal(base == "/" ? "/" + path : base + "/" + path));
 }
 
 std::optional<std::string> Caller::path_arg(int dirfd, std::uint64_t addr) const {

@@ -35,6 +35,8 @@ class Caller {
   UniqueFd resolve(const std::string& abs, bool follow) const;
 
  private:
+  std::string through_proc_links(std::string path) const;
+
   pid_t pid_;
   UniqueFd mem_, root_;
 };

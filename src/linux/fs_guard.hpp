@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,10 +23,14 @@ struct FsGuard {
   std::vector<std::string> read_deny, read_allow;
 
   // The read check's cache: the identities (device, inode) of the entries above as the
-  // sandbox sees them, filled on first use (mount points keep theirs while the sandbox lives).
+  // sandbox sees them, filled on first use (mount points keep theirs while the sandbox lives)
+  // and shared by every copy of the guard (each exec's monitor in a persistent sandbox).
   using Id = std::pair<dev_t, ino_t>;
-  mutable bool ids_known = false;
-  mutable std::vector<Id> deny_ids, allow_ids;  // {0, 0}: could not be resolved
+  struct Ids {
+    bool known = false;
+    std::vector<Id> deny, allow;  // {0, 0}: could not be resolved
+  };
+  std::shared_ptr<Ids> ids = std::make_shared<Ids>();
 };
 
 }  // namespace corral

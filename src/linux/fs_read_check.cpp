@@ -13,11 +13,13 @@ FsGuard::Id id_of(const UniqueFd& fd) {
   return {st.st_dev, st.st_ino};
 }
 
-void learn_ids(const Caller& c, const FsGuard& g) {
-  if (g.ids_known) return;
-  for (const auto& d : g.read_deny) g.deny_ids.push_back(id_of(c.resolve(d, true)));
-  for (const auto& a : g.read_allow) g.allow_ids.push_back(id_of(c.resolve(a, true)));
-  g.ids_known = true;
+const FsGuard::Ids& learn_ids(const Caller& c, const FsGuard& g) {
+  FsGuard::Ids& ids = *g.ids;
+  if (ids.known) return ids;
+  for (const auto& d : g.read_deny) ids.deny.push_back(id_of(c.resolve(d, true)));
+  for (const auto& a : g.read_allow) ids.allow.push_back(id_of(c.resolve(a, true)));
+  ids.known = true;
+  return ids;
 }
 
 int index_of(const std::vector<FsGuard::Id>& ids, const FsGuard::Id& id) {
@@ -39,14 +41,14 @@ std::string read_deny_reached(const Caller& c, const std::string& path, const Fs
   if (denied) return best;
 
   // Other names for the same places (a symlinked parent, ".." after a symlink).
-  learn_ids(c, g);
+  const FsGuard::Ids& ids = learn_ids(c, g);
   UniqueFd at = c.resolve(path, true);
   struct stat st;
   if (at.valid() && fstat(at.get(), &st) == 0 && !S_ISDIR(st.st_mode)) {
     // A file: every denied file shows the same empty mask; prefer the entry of its name.
     std::string found;
     for (size_t i = 0; i < g.read_deny.size(); ++i)
-      if (g.deny_ids[i] == FsGuard::Id{st.st_dev, st.st_ino} &&
+      if (ids.deny[i] == FsGuard::Id{st.st_dev, st.st_ino} &&
           (found.empty() || base_name(g.read_deny[i]) == base_name(path)))
         found = g.read_deny[i];
     return found;
@@ -60,8 +62,8 @@ std::string read_deny_reached(const Caller& c, const std::string& path, const Fs
   }
   for (int depth = 0; depth < 256 && at.valid(); ++depth) {
     FsGuard::Id id = id_of(at);
-    if (int i = index_of(g.deny_ids, id); i >= 0) return g.read_deny[static_cast<size_t>(i)];
-    if (index_of(g.allow_ids, id) >= 0) return "";
+    if (int i = index_of(ids.deny, id); i >= 0) return g.read_deny[static_cast<size_t>(i)];
+    if (index_of(ids.allow, id) >= 0) return "";
     UniqueFd up(openat(at.get(), "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (id_of(up) == id) return "";  // the root
     at = std::move(up);

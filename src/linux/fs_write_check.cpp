@@ -2,6 +2,7 @@
 #include "linux/fs_write_check.hpp"
 
 #include <fcntl.h>
+#include <stdio.h>  // RENAME_EXCHANGE
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -98,7 +99,9 @@ std::optional<FsWriteCheck> check_open(const Caller& c, const std::string& op, i
                                        std::uint64_t path_addr, std::uint64_t flags) {
   auto abs = c.path_arg(dirfd, path_addr);
   if (!abs) return std::nullopt;
-  if (!(flags & O_NOFOLLOW)) abs = final_target(c, *abs);
+  // O_CREAT|O_EXCL never follows a final symlink (it fails with EEXIST on one).
+  const bool excl_create = (flags & O_CREAT) && (flags & O_EXCL);
+  if (!(flags & O_NOFOLLOW) && !excl_create) abs = final_target(c, *abs);
   FsWriteCheck out{fmt::format("{}({})", op, open_flags_text(flags)), *abs, false, "EROFS"};
   out.read_only_open = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC));
   if ((flags & O_TMPFILE) == O_TMPFILE) {  // an unnamed file in the directory `path`
@@ -179,20 +182,22 @@ std::optional<FsWriteCheck> check_inode(const Caller& c, const std::string& op, 
 
 int dirfd_arg(std::uint64_t v) { return static_cast<int>(static_cast<std::uint32_t>(v)); }
 
-
-
-
-
 // Which absent write_deny path the write of `path` reaches. `grafts`: the call puts a symlink
 // or an existing tree at `path` (symlink, rename), so `path` above a deny path reaches it too.
 std::string reached_deny(const Caller& c, const std::string& path, bool grafts,
                          const std::vector<std::string>& denies) {
   UniqueFd dir;  // the directory the name goes in, resolved in the caller's root
+  int dir_error = 0;
   for (const auto& d : denies) {
     if (at_or_beneath(path, d) || (grafts && at_or_beneath(d, path))) return d;
     // The same places under other names (a symlinked parent, ".." after a symlink).
-    if (!dir.valid()) dir = c.resolve(parent_of(path), true);
-    if (!dir.valid()) return "";  // the call fails with ENOENT
+    if (!dir.valid() && dir_error == 0) {
+      dir = c.resolve(parent_of(path), true);
+      if (!dir.valid()) dir_error = errno;
+    }
+    // A directory we cannot follow the caller into (a magic link we could not translate):
+    // fail closed. One that does not exist: the call fails with ENOENT by itself.
+    if (!dir.valid()) return dir_error == ELOOP || dir_error == EXDEV ? d : "";
     const std::string name = base_name(path);
     for (std::string a = d; a != "/"; a = parent_of(a)) {
       if (name == base_name(a) && same_inode(dir, c.resolve(parent_of(a), true))) return d;
@@ -214,7 +219,7 @@ const std::vector<std::string>& watched_write_syscalls() {
       "open",   "openat",  "openat2", "creat",    "mkdir",     "mkdirat",
       "unlink", "unlinkat", "rmdir",  "rename",   "renameat",  "renameat2",
       "link",   "linkat",  "symlink", "symlinkat", "truncate",  "chmod",
-      "fchmodat", "fchmodat2", "chown", "lchown",   "fchownat"};
+      "fchmodat", "fchmodat2", "chown", "lchown",   "fchownat", "mknod",     "mknodat"};
   return names;
 }
 
@@ -241,6 +246,8 @@ std::optional<FsWriteCheck> check_call(const Caller& c, const std::string& s,
   if (s == "linkat")
     return check_link(c, s, dirfd_arg(a[0]), a[1], dirfd_arg(a[2]), a[3],
                       (a[4] & AT_SYMLINK_FOLLOW) != 0);
+  if (s == "mknod") return check_name(c, s, AT_FDCWD, a[0], true);
+  if (s == "mknodat") return check_name(c, s, dirfd_arg(a[0]), a[1], true);
   if (s == "symlink") return check_name(c, s, AT_FDCWD, a[1], true);
   if (s == "symlinkat") return check_name(c, s, dirfd_arg(a[1]), a[2], true);
   if (s == "truncate" || s == "chmod" || s == "chown")
@@ -272,6 +279,13 @@ std::optional<FsWriteCheck> check_fs_write(pid_t pid, const std::string& s,
   if (guard.absent_deny.empty()) return out;
   const bool grafts = s.starts_with("symlink") || s.starts_with("rename");
   out->absent_deny = reached_deny(c, out->path, grafts, guard.absent_deny);
+  // An exchange also puts the destination's tree at the source's name.
+  if (out->absent_deny.empty() && s == "renameat2" && (a[4] & RENAME_EXCHANGE)) {
+    if (auto from = c.path_arg(dirfd_arg(a[0]), a[1])) {
+      out->absent_deny = reached_deny(c, *from, true, guard.absent_deny);
+      if (!out->absent_deny.empty()) out->path = *from;
+    }
+  }
   return out;
 }
 

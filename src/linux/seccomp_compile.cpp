@@ -136,6 +136,23 @@ class FilterBuilder {
                          ": notify supervisor, continue (watched write)");
   }
 
+  // Sends `name` to the supervisor when (low 32 bits of argument `arg`) & mask == value for any
+  // of `patterns`, even if other values of that argument are blocked: for calls whose
+  // notifications the monitor tells apart by that argument itself (a register, not memory).
+  void watch_when(const char* name, unsigned arg, std::span<const MaskedValue> patterns,
+                  const std::string& condition) {
+    int nr = resolve(name);
+    if (nr < 0) return;
+    for (const MaskedValue& p : patterns) {
+      scmp_arg_cmp cmp = SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, p.mask, p.value);
+      add(name, nr, SCMP_ACT_NOTIFY, &cmp);
+    }
+    if (error_) return;
+    out_.watched_nrs.push_back(nr);
+    out_.rules.push_back(std::string(name) + " when " + condition +
+                         ": notify supervisor, continue (watched write)");
+  }
+
   // Blocks `name` when argument `arg` has any of the single bits in `bits`.
   void block_any_bit(const char* name, unsigned arg, std::span<const std::uint32_t> bits,
                      const std::string& condition) {
@@ -255,9 +272,14 @@ void add_default_profile(FilterBuilder& b, const SeccompOptions& o) {
 // read-only opens are most of a program's calls and never write.
 void add_write_watch(FilterBuilder& b, bool reads) {
   const std::uint32_t write_flags[] = {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC};
+  const MaskedValue non_devices[] = {
+      {S_IFMT, 0}, {S_IFMT, S_IFREG}, {S_IFMT, S_IFIFO}, {S_IFMT, S_IFSOCK}};
   for (const std::string& name : watched_write_syscalls()) {
     if (reads && (name == "open" || name == "openat"))
       b.watch(name.c_str(), 0, {}, "always (reads watched too)");
+    else if (name == "mknod" || name == "mknodat")  // device nodes: blocked (strict) or EPERM
+      b.watch_when(name.c_str(), name == "mknod" ? 1 : 2, non_devices,
+                   "mode is a regular file, FIFO or socket");
     else if (name == "open")
       b.watch("open", 1, write_flags, "flags has O_WRONLY, O_RDWR, O_CREAT or O_TRUNC");
     else if (name == "openat")

@@ -473,6 +473,15 @@ EgressProxy::~EgressProxy() {
   }
 }
 
+std::vector<EgressRefusal> EgressProxy::take_refusals(std::uint64_t* unlisted) {
+  std::lock_guard lock(state_->mu);
+  std::vector<EgressRefusal> out = std::move(state_->report.refusals);
+  state_->report.refusals.clear();
+  *unlisted = state_->refusals_dropped;
+  state_->refusals_dropped = 0;
+  return out;
+}
+
 EgressReport EgressProxy::report() const {
   std::lock_guard lock(state_->mu);
   EgressReport out = state_->report;

@@ -70,6 +70,10 @@ class EgressProxy {
   void stop();
   // What happened so far (safe while running).
   EgressReport report() const;
+  // The refusals listed since the last call (or the start), handed over and forgotten, and how
+  // many past the listing cap were only counted: for a proxy that lives as long as a
+  // persistent sandbox, whose refusals are logged as they come.
+  std::vector<EgressRefusal> take_refusals(std::uint64_t* unlisted);
 
   struct State;  // the loop and its sessions (egress_proxy.cpp)
 

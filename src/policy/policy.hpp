@@ -25,7 +25,7 @@ struct Policy {
     std::vector<std::string> write_deny;   // read-only even inside write_allow
     std::vector<std::string> read_only;    // extra read-only binds (--ro); the host root is ro anyway
     // Record every attempt to open a read_deny path (--watch-reads). Off by default: it sends
-    // every open, not just writes, through corral's seccomp monitor (~13 us each).
+    // every open, not just writes, through corral's seccomp monitor (~11 us each).
     bool watch_reads = false;
   } filesystem;
 

@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -154,6 +155,12 @@ void write_all(int fd, const char* p, size_t n) {
   }
 }
 
+bool same_file(int a, int b) {
+  struct stat sa, sb;
+  return a == b || (fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+                    sa.st_ino == sb.st_ino);
+}
+
 struct Drain {
   int fd = -1;
   std::function<void(const char*, size_t)> sink;
@@ -167,6 +174,7 @@ class OutputLimit {
  public:
   OutputLimit(std::optional<std::uint64_t> limit, int sock, std::string logs_dir)
       : limit_(limit), sock_(sock), logs_dir_(std::move(logs_dir)) {}
+  bool active() const { return limit_.has_value(); }
   // How many of `n` new bytes may go on to the caller.
   size_t admit(size_t n, ExecOutcome& out, bool command_running) {
     if (!limit_) return n;
@@ -242,7 +250,9 @@ Result<ExecOutcome> wait_for_exit(const std::string& name, int sock, const ExecO
     }
     // Once the command has ended, what is still in the pty is read until it runs dry; a
     // process it left behind holding the terminal does not keep us waiting.
-    if (have_status && master_open) timeout_ms = 100;
+    // The same for our own pipes under an output limit: leftover processes that keep them open
+    // do not keep us waiting either (their later output is cut, as it would be past a limit).
+    if (have_status && (master_open || limit.active())) timeout_ms = 100;
     int r = poll(fds.data(), fds.size(), timeout_ms);
     if (r < 0) {
       if (errno == EINTR) continue;
@@ -334,18 +344,22 @@ Result<ExecOutcome> run_exec(const std::string& name, const ExecOptions& o, cons
   UniqueFd limited_out_w, limited_err_w, limited_out_r, limited_err_r;
   int caller_fds[3] = {stdio[0], stdio[1], stdio[2]};
   if (output_limit && !req.background && !req.tty && drains.empty()) {
-    int p1[2], p2[2];
+    int p1[2];
     if (pipe2(p1, O_CLOEXEC) != 0) return make_error(Errc::io_error, std::strerror(errno));
     limited_out_r.reset(p1[0]);
     limited_out_w.reset(p1[1]);
-    if (pipe2(p2, O_CLOEXEC) != 0) return make_error(Errc::io_error, std::strerror(errno));
-    limited_err_r.reset(p2[0]);
-    limited_err_w.reset(p2[1]);
     const int to_out = stdio[1], to_err = stdio[2];
     drains.push_back({limited_out_r.get(), [to_out](const char* p, size_t n) { write_all(to_out, p, n); }});
-    drains.push_back({limited_err_r.get(), [to_err](const char* p, size_t n) { write_all(to_err, p, n); }});
-    caller_fds[1] = limited_out_w.get();
-    caller_fds[2] = limited_err_w.get();
+    caller_fds[1] = caller_fds[2] = limited_out_w.get();
+    // stdout and stderr into one file (2>&1) share one pipe, so their order is kept.
+    if (!same_file(stdio[1], stdio[2])) {
+      int p2[2];
+      if (pipe2(p2, O_CLOEXEC) != 0) return make_error(Errc::io_error, std::strerror(errno));
+      limited_err_r.reset(p2[0]);
+      limited_err_w.reset(p2[1]);
+      drains.push_back({limited_err_r.get(), [to_err](const char* p, size_t n) { write_all(to_err, p, n); }});
+      caller_fds[2] = limited_err_w.get();
+    }
   }
   if (req.tty) {
     winsize ws;

@@ -43,15 +43,26 @@ Error io(const std::string& what, const std::string& path) {
 
 // Ends the supervisor and with it every process of the sandbox (PID 1's death empties its pid
 // namespace). Waits until they are gone.
-// Kills `who` if it is still the process we recorded, and waits until it is gone.
-void kill_identified(const ProcessIdentity& who) {
+// Kills `who` if it is still the process we recorded, and waits until it is gone. With a
+// `grace` it gets that long to end by itself first.
+void kill_identified(const ProcessIdentity& who, int grace_ms = 0) {
   if (who.pid <= 0) return;
   UniqueFd pidfd(open_pidfd(who.pid));
   if (!pidfd.valid()) return;
   // Checked after opening: the pidfd now pins the process we verified, never a recycled pid.
   if (process_start_time(who.pid) != who.start_time) return;
-  pidfd_signal(pidfd.get(), SIGKILL);
   pollfd p{pidfd.get(), POLLIN, 0};
+  if (grace_ms > 0) {
+    int rc;
+    while ((rc = poll(&p, 1, grace_ms)) < 0 && errno == EINTR) {
+    }
+    if (rc == 1) {
+      int st;
+      waitpid(who.pid, &st, WNOHANG);
+      return;
+    }
+  }
+  pidfd_signal(pidfd.get(), SIGKILL);
   while (poll(&p, 1, 10000) < 0 && errno == EINTR) {
   }
   // If we (a library caller) were its parent, do not leave a zombie.
@@ -66,8 +77,9 @@ void kill_supervisor(const State& s) {
     ~RemoveCgroup() { remove_sandbox_cgroup(s.cgroup); }
   } remove_cgroup{s};
   kill_identified(s.supervisor);
-  // The keeper leaves by itself when the supervisor dies, within a second; do not wait for it.
-  kill_identified(s.egress_keeper);
+  // The keeper leaves by itself when the supervisor dies, after logging its last refusals:
+  // it gets two seconds for that.
+  kill_identified(s.egress_keeper, 2000);
 }
 
 Result<State> spawn_into(const Paths& paths, State s) {

@@ -78,7 +78,8 @@ Result<UniqueFd> listen_at(const Paths& paths) {
 }
 
 struct SpawnReport {
-  // 0 ready, 1 clone failed (err), 2 setup failed (msg), 3 no answer, 4 egress failed (text)
+  // 0 ready, 1 clone failed (err), 2 setup failed (msg), 3 no answer, 4 failed (text: while
+  // taking the egress sockets over, or starting their proxy)
   std::int32_t kind;
   std::int32_t pid;
   std::int32_t err;
@@ -221,7 +222,7 @@ Result<Spawned> spawn_supervisor(const SpawnRequest& req) {
           rep.keeper = *keeper;
         } else {
           rep.kind = 4;
-          set_text(rep, keeper.error().describe());
+          set_text(rep, "the sandbox's egress proxy could not start: " + keeper.error().describe());
         }
       }
       if (rep.kind != 0) {
@@ -262,9 +263,7 @@ Result<Spawned> spawn_supervisor(const SpawnRequest& req) {
   }
   if (rep.kind == 3)
     return make_error(Errc::could_not_start, "the sandbox's supervisor died during setup");
-  if (rep.kind == 4)
-    return make_error(Errc::could_not_start,
-                      std::string("the sandbox's egress proxy could not start: ") + rep.text);
+  if (rep.kind == 4) return make_error(Errc::could_not_start, rep.text);
   Spawned out;
   out.supervisor = {rep.pid, process_start_time(rep.pid)};
   if (rep.keeper > 0) out.egress_keeper = {rep.keeper, process_start_time(rep.keeper)};

@@ -447,7 +447,8 @@ size_t Supervisor::over_output_limit(JobState& job, size_t n) {
   }
   job.output_seen += room;
   job.job.output_limit_reached = true;
-  kill_tree(job.job.pid);
+  // Once reaped, its pid may name another process by now; what still writes is cut anyway.
+  if (!job.exited) kill_tree(job.job.pid);
   write_job(job.job);
   watches_.log(job.job.pid, job.job.id,
                {"limit", now_rfc3339(), "output",

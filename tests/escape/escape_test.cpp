@@ -196,34 +196,45 @@ TEST_F(Escape, WriteGitHooks) {
 }
 
 // No .git at the start: no mount can protect .git/hooks or .git/config, so corral's monitor
-// refuses what would create them, by any name: directly, through a symlinked parent, ".."
-// after a directory, a dangling symlink, a dirfd, a tree renamed or a symlink put in place of
-// .git, and git init itself.
+// refuses what would create them, by every name we know: directly, through a symlinked parent,
+// ".." after a directory, a dangling symlink, a dirfd, /proc/self/cwd and /dev/fd magic links,
+// mknod, a tree renamed or exchanged into place or a symlink put in place of .git, and git
+// init itself. Each attempt runs in a clean workspace and must leave a refusal in the record.
 TEST_F(Escape, CreateGitHooksWhereNoRepositoryWasYet) {
-  auto r = attempt(
-      "mkdir -p .git/hooks && echo ESCAPED-mkdir; "
-      "ln -s .git g && mkdir g/hooks && echo ESCAPED-symlinked-parent; "
-      "mkdir -p .git/a && mkdir .git/a/../hooks && echo ESCAPED-dotdot; "
-      "ln -s " + ws_.path() + "/.git/config cfg && echo '[core] fsmonitor = evil' > cfg && "
-      "echo ESCAPED-dangling; "
-      "python3 -c 'import os; os.mkdir(\"hooks\", dir_fd=os.open(\".git\", os.O_RDONLY))' "
-      "2>/dev/null && echo ESCAPED-dirfd; "
-      "rm -rf .git; mkdir -p t/hooks && mv t .git && echo ESCAPED-rename; "
-      "ln -s t .git && echo ESCAPED-symlink; "
-      "git init -q . 2>/dev/null && echo ESCAPED-git-init; true");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  expect_refused(r);
-  for (const char* p : {"/.git/hooks", "/.git/config", "/g/hooks", "/.git/a/hooks"})
-    EXPECT_FALSE(path_exists(ws_.path() + p)) << p;
-  EXPECT_FALSE(std::filesystem::is_symlink(ws_.path() + "/.git"));
-  auto j = record();
-  std::size_t refused = 0;
-  for (const auto& v : j["violations"])
-    if (v["detail"].get<std::string>().find("refused by corral with EROFS") != std::string::npos)
-      ++refused;
-  EXPECT_GE(refused, 8u) << j["violations"].dump();
-  expect_recorded("filesystem", ws_.path() + "/g/hooks");
-  expect_recorded("filesystem", ws_.path() + "/.git/config");
+  const std::string cfg = ws_.path() + "/.git/config";
+  const std::vector<std::string> attempts = {
+      "mkdir -p .git/hooks",
+      "mkdir .git && ln -s .git g && mkdir g/hooks",
+      "mkdir -p .git/a && mkdir .git/a/../hooks",
+      "ln -s " + cfg + " cfg && mkdir .git && echo '[core] fsmonitor = evil' > cfg",
+      "mkdir .git && python3 -c 'import os; os.mkdir(\"hooks\", dir_fd=os.open(\".git\", "
+      "os.O_RDONLY))'",
+      "mkdir .git && mkdir /proc/self/cwd/.git/hooks",
+      "mkdir .git && exec 3<.git && mkdir /dev/fd/3/hooks",
+      "mkdir .git && mknod .git/config p",
+      "mkdir -p t/hooks && mv t .git",
+      "mkdir t && ln -s t .git",
+      "mkdir .git && mkdir -p t/hooks && python3 -c 'import ctypes, sys; "
+      "sys.exit(ctypes.CDLL(None).renameat2(-100, b\".git\", -100, b\"t\", 2) == -1)'",
+      "git init -q .",
+  };
+  for (const auto& script : attempts) {
+    SCOPED_TRACE(script);
+    std::filesystem::remove_all(ws_.path());
+    std::filesystem::create_directories(ws_.path());
+    auto r = attempt(script + " && echo ESCAPED; true");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    expect_refused(r);
+    EXPECT_FALSE(path_exists(ws_.path() + "/.git/hooks"));
+    EXPECT_FALSE(path_exists(cfg));
+    EXPECT_FALSE(std::filesystem::is_symlink(ws_.path() + "/.git"));
+    const auto rec = record();
+    bool refused = false;
+    for (const auto& v : rec["violations"])
+      refused = refused || v["detail"].get<std::string>().find("refused by corral with EROFS") !=
+                               std::string::npos;
+    EXPECT_TRUE(refused) << rec["violations"].dump();
+  }
 }
 
 TEST_F(Escape, MakeADeviceNode) {

@@ -334,6 +334,11 @@ TEST_F(SandboxExec, OutputLimitCutsEveryKindOfExec) {
   r = corral({"exec", name, "-t", "--", "sh", "-c", "yes tty-line | head -c 50000; sleep 30"});
   EXPECT_EQ(r.exit_code, 137) << r.err;
   EXPECT_EQ(r.out.size(), 1000u);
+  // A process the command leaves behind holding its output does not keep exec waiting (it
+  // would, for five minutes, if exec drained until EOF).
+  r = corral({"exec", name, "--", "sh", "-c", "sleep 300 & echo started"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "started\n");
   // Under the limit nothing happens.
   r = corral({"exec", name, "--", "sh", "-c", "echo fine"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -353,6 +358,7 @@ TEST_F(SandboxExec, OutputLimitCutsEveryKindOfExec) {
   EXPECT_EQ(ps[0]["state"], "exited") << ps.dump();
   EXPECT_EQ(ps[0]["exit_code"], 137) << ps.dump();
   EXPECT_EQ(ps[0]["output_limit_reached"], true) << ps.dump();
+  EXPECT_TRUE(contains(corral({"ps", name}).out, " cut ")) << corral({"ps", name}).out;
   auto logs = corral({"logs", name, id});
   EXPECT_EQ(logs.out.size(), 1000u);
   EXPECT_TRUE(contains(logs.err, "output limit reached")) << logs.err;
