@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <linux/capability.h>
 #include <linux/mount.h>
 
 #include "enforce/child_config.hpp"
@@ -257,7 +258,11 @@ void child_main(ChildConfig& c) {
   // Privileges, in minijail's order: capabilities, no_new_privs, Landlock, seccomp last. Init
   // runs under all of them too, so nothing in the sandbox holds more than the command.
   check(c, SetupStep::securebits, ident::lock_securebits());
-  check(c, SetupStep::drop_capabilities, ident::drop_all_capabilities());
+  // A persistent sandbox's supervisor keeps CAP_SYS_PTRACE (in the sandbox's user namespace
+  // only): reading the memory of a command that made itself non-dumpable, to check the paths
+  // of its trapped writes. Each command drops it before anything else (supervisor.cpp).
+  check(c, SetupStep::drop_capabilities,
+        ident::drop_all_capabilities(c.persistent_main ? CAP_SYS_PTRACE : -1));
   check(c, SetupStep::no_new_privs, ident::set_no_new_privs());
   ident::set_non_dumpable();
   if (c.persistent_main) {

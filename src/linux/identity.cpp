@@ -37,7 +37,7 @@ int write_self_id_maps(uid_t uid, gid_t gid) {
   return write_text("/proc/self/uid_map", line);
 }
 
-int drop_all_capabilities() {
+int drop_all_capabilities(int keep) {
   // The bounding set first: later steps lose CAP_SETPCAP.
   for (int cap = 0; cap <= 63; ++cap) {
     if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) < 0) break;  // past the last known capability
@@ -47,8 +47,19 @@ int drop_all_capabilities() {
   __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2];
   std::memset(data, 0, sizeof data);
+  if (keep >= 0 && keep < 64) {
+    data[keep / 32].permitted = data[keep / 32].effective = 1u << (keep % 32);
+  }
   if (syscall(SYS_capset, &hdr, data) != 0) return errno;
   return 0;
+}
+
+int clear_capabilities() {
+  if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) return errno;
+  __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2];
+  std::memset(data, 0, sizeof data);
+  return syscall(SYS_capset, &hdr, data) == 0 ? 0 : errno;
 }
 
 int set_no_new_privs() { return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0 : errno; }

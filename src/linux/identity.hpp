@@ -10,8 +10,13 @@ namespace corral::ident {
 // user namespace (one line each; setgroups denied, as an unprivileged caller must).
 int write_self_id_maps(uid_t uid, gid_t gid);
 
-// Empties the bounding, ambient, inheritable, permitted and effective sets.
-int drop_all_capabilities();
+// Empties the bounding, ambient, inheritable, permitted and effective sets; with `keep` >= 0
+// that one capability stays permitted and effective (never bounding, ambient or inheritable,
+// so no execve can pass it on).
+int drop_all_capabilities(int keep = -1);
+// Empties the ambient, inheritable, permitted and effective sets of a process whose bounding
+// set is already empty (that step needs CAP_SETPCAP, which it no longer has).
+int clear_capabilities();
 
 int set_no_new_privs();
 

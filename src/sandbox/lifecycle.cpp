@@ -318,9 +318,7 @@ Result<Inspection> inspect(const std::string& name) {
   in.violations = count_lines(paths->logs + "/violations.jsonl");
   const bool watch_reads = in.state.policy.contains("filesystem") &&
                            in.state.policy["filesystem"].value("watch_reads", false);
-  in.not_observed = {reads_not_observed(watch_reads), kEaccesWritesNotObserved,
-                     "filesystem writes of processes that made themselves non-dumpable (the "
-                     "supervisor holds no capability to read their memory)"};
+  in.not_observed = {reads_not_observed(watch_reads), kEaccesWritesNotObserved};
   // With an allowlist, the keeper's proxy appends its refusals to logs/violations.jsonl.
   const bool allowlist = in.state.policy.contains("network") &&
                          in.state.policy["network"].value("mode", "") == "allowlist";

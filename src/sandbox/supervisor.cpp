@@ -32,6 +32,7 @@
 #include "linux/proc_identity.hpp"
 #include "linux/seccomp.hpp"
 #include "enforce/violations.hpp"
+#include "linux/identity.hpp"
 #include "linux/process.hpp"
 #include "sandbox/exec_watch.hpp"
 #include "sandbox/jobs.hpp"
@@ -159,6 +160,9 @@ class Supervisor {
     (void)n;
     _exit(setup ? 125 : (err == ENOENT ? 127 : 126));
   };
+  // The supervisor's one capability (CAP_SYS_PTRACE, to read non-dumpable callers) is not the
+  // command's: gone before anything else.
+  if (int e = ident::clear_capabilities()) fail(1, e);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);

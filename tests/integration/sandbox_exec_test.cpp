@@ -59,6 +59,23 @@ TEST_F(SandboxExec, RunsUnderTheSameRestrictionsAsRun) {
   EXPECT_LE(std::stoi(r.out.empty() ? "99" : r.out), 5) << r.out;
 }
 
+// The supervisor keeps CAP_SYS_PTRACE to read the paths of commands that made themselves
+// non-dumpable; the commands hold no capability at all.
+TEST_F(SandboxExec, NonDumpableCommandsAreCheckedAndHoldNoCapabilities) {
+  std::string name = make("nodump");
+  auto r = corral({"exec", name, "--", "python3", "-c",
+                   "import ctypes, os\n"
+                   "assert ctypes.CDLL(None).prctl(4, 0) == 0\n"  // PR_SET_DUMPABLE
+                   "try:\n    os.makedirs('.git/hooks'); print('ESCAPED')\n"
+                   "except OSError as e: print(e.errno)\n"
+                   "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('Cap')])"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "30\n['0000000000000000', '0000000000000000', '0000000000000000', "
+                   "'0000000000000000', '0000000000000000']\n");  // EROFS; Inh Prm Eff Bnd Amb
+  EXPECT_FALSE(path_exists(ws_.path() + "/.git/hooks"));
+  EXPECT_TRUE(contains(r.err, "filesystem " + ws_.path() + "/.git/hooks")) << r.err;
+}
+
 TEST_F(SandboxExec, RefusalsOfEachExecAreReportedAndLogged) {
   std::string name = make("seen");
   // A refused write, a refused syscall, and a write under an absent write_deny path.
