@@ -4,8 +4,10 @@
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <filesystem>
@@ -27,13 +29,36 @@ std::string without_proc_root(const std::string& path) {
 }  // namespace
 
 Caller::Caller(pid_t pid) : pid_(pid) {
-  mem_.reset(open(fmt::format("/proc/{}/mem", pid).c_str(), O_RDONLY | O_CLOEXEC));
   root_.reset(open(fmt::format("/proc/{}/root", pid).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+}
+
+// process_vm_readv, not /proc/PID/mem: a caller that made itself non-dumpable has its /proc
+// files owned by the namespace's root, which an unprivileged user's sandbox does not map, so
+// opening its mem fails on file permissions whatever our ptrace rights; process_vm_readv asks
+// only for those. Read page by page, so a string that ends just before an unmapped page is
+// still read whole.
+ssize_t Caller::read_memory(std::uint64_t addr, void* out, size_t len) const {
+  size_t done = 0;
+  while (done < len) {
+    const std::uint64_t at = addr + done;
+    const size_t page = 4096;
+    size_t chunk = std::min(len - done, page - static_cast<size_t>(at % page));
+    iovec local{static_cast<char*>(out) + done, chunk};
+    iovec remote{reinterpret_cast<void*>(at), chunk};
+    ssize_t n = process_vm_readv(pid_, &local, 1, &remote, 1, 0);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+    if (static_cast<size_t>(n) < chunk) break;
+    if (std::memchr(static_cast<char*>(out) + done - static_cast<size_t>(n), '\0',
+                    static_cast<size_t>(n)))
+      break;  // enough for a string; callers of fixed-size reads ask for less than a page
+  }
+  return done == 0 ? -1 : static_cast<ssize_t>(done);
 }
 
 std::optional<std::string> Caller::string_at(std::uint64_t addr) const {
   char buf[PATH_MAX];
-  ssize_t n = pread(mem_.get(), buf, sizeof buf, static_cast<off_t>(addr));
+  ssize_t n = read_memory(addr, buf, sizeof buf);
   if (n <= 0) return std::nullopt;
   const void* nul = std::memchr(buf, '\0', static_cast<size_t>(n));
   if (!nul) return std::nullopt;
@@ -42,9 +67,14 @@ std::optional<std::string> Caller::string_at(std::uint64_t addr) const {
 
 std::optional<std::uint64_t> Caller::u64_at(std::uint64_t addr) const {
   std::uint64_t v = 0;
-  if (pread(mem_.get(), &v, sizeof v, static_cast<off_t>(addr)) != static_cast<ssize_t>(sizeof v))
-    return std::nullopt;
-  return v;
+  if (pread_exact(addr, &v, sizeof v)) return v;
+  return std::nullopt;
+}
+
+bool Caller::pread_exact(std::uint64_t addr, void* out, size_t len) const {
+  iovec local{out, len};
+  iovec remote{reinterpret_cast<void*>(addr), len};
+  return process_vm_readv(pid_, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(len);
 }
 
 // /proc/self/cwd/X, /proc/N/fd/K/X, /dev/fd/K/X and the like: the kernel follows those magic

@@ -17,7 +17,7 @@ namespace corral {
 class Caller {
  public:
   explicit Caller(pid_t pid);
-  bool valid() const { return mem_.valid() && root_.valid(); }
+  bool valid() const { return root_.valid(); }
 
   // A NUL-terminated string at `addr`, at most PATH_MAX bytes (longer fails with ENAMETOOLONG
   // in the kernel too).
@@ -36,9 +36,11 @@ class Caller {
 
  private:
   std::string through_proc_links(std::string path) const;
+  ssize_t read_memory(std::uint64_t addr, void* out, size_t len) const;
+  bool pread_exact(std::uint64_t addr, void* out, size_t len) const;
 
   pid_t pid_;
-  UniqueFd mem_, root_;
+  UniqueFd root_;
 };
 
 // "a/./b/../c" as "a/c", without a trailing "/" and without a /proc/N/root prefix (every
