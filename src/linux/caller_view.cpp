@@ -46,6 +46,9 @@ ssize_t Caller::read_memory(std::uint64_t addr, void* out, size_t len) const {
     iovec local{static_cast<char*>(out) + done, chunk};
     iovec remote{reinterpret_cast<void*>(at), chunk};
     ssize_t n = process_vm_readv(pid_, &local, 1, &remote, 1, 0);
+    // A page without read permission (execute-only): /proc/PID/mem reads it as the kernel
+    // would, when its file permissions let us open it.
+    if (n <= 0) n = mem_pread(local.iov_base, chunk, at);
     if (n <= 0) break;
     done += static_cast<size_t>(n);
     if (static_cast<size_t>(n) < chunk) break;
@@ -56,9 +59,17 @@ ssize_t Caller::read_memory(std::uint64_t addr, void* out, size_t len) const {
   return done == 0 ? -1 : static_cast<ssize_t>(done);
 }
 
+ssize_t Caller::mem_pread(void* out, size_t len, std::uint64_t addr) const {
+  if (!mem_.valid())
+    mem_.reset(open(fmt::format("/proc/{}/mem", pid_).c_str(), O_RDONLY | O_CLOEXEC));
+  if (!mem_.valid()) return -1;
+  return pread(mem_.get(), out, len, static_cast<off_t>(addr));
+}
+
 std::optional<std::string> Caller::string_at(std::uint64_t addr) const {
   char buf[PATH_MAX];
   ssize_t n = read_memory(addr, buf, sizeof buf);
+  if (n <= 0) unreadable_ = true;
   if (n <= 0) return std::nullopt;
   const void* nul = std::memchr(buf, '\0', static_cast<size_t>(n));
   if (!nul) return std::nullopt;
@@ -74,7 +85,10 @@ std::optional<std::uint64_t> Caller::u64_at(std::uint64_t addr) const {
 bool Caller::pread_exact(std::uint64_t addr, void* out, size_t len) const {
   iovec local{out, len};
   iovec remote{reinterpret_cast<void*>(addr), len};
-  return process_vm_readv(pid_, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(len);
+  if (process_vm_readv(pid_, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(len)) return true;
+  if (mem_pread(out, len, addr) == static_cast<ssize_t>(len)) return true;
+  unreadable_ = true;
+  return false;
 }
 
 // /proc/self/cwd/X, /proc/N/fd/K/X, /dev/fd/K/X and the like: the kernel follows those magic
@@ -82,7 +96,8 @@ bool Caller::pread_exact(std::uint64_t addr, void* out, size_t len) const {
 // resolves with RESOLVE_NO_MAGICLINKS), so it reads the link as the caller would see it.
 std::string Caller::through_proc_links(std::string p) const {
   static const std::regex dev_fd("^/dev/fd(/.*)?$");
-  static const std::regex proc_link("^/proc/(self|thread-self|[0-9]+)/(cwd|fd/[0-9]+)(/.*)?$");
+  static const std::regex proc_link(
+      "^/proc/(self|thread-self|[0-9]+)(?:/task/[0-9]+)?/(cwd|fd/[0-9]+)(/.*)?$");
   for (int hops = 0; hops < 8; ++hops) {
     std::smatch m;
     if (std::regex_match(p, m, dev_fd)) {
@@ -104,16 +119,32 @@ std::string Caller::through_proc_links(std::string p) const {
 }
 
 std::optional<std::string> Caller::absolute(int dirfd, const std::string& path) const {
-  if (!path.empty() && path[0] == '/') return through_proc_links(normal(path));
-  std::string link = dirfd == AT_FDCWD ? fmt::format("/proc/{}/cwd", pid_)
-                                       : fmt::format("/proc/{}/fd/{}", pid_, dirfd);
-  char buf[PATH_MAX];
-  ssize_t n = readlink(link.c_str(), buf, sizeof buf - 1);
-  if (n <= 0) return std::nullopt;
-  std::string base(buf, static_cast<size_t>(n));
-  if (base.empty() || base[0] != '/') return std::nullopt;  // "pipe:[..]", "anon_inode:..."
-  if (path.empty()) return base;
-  return through_proc_links(normal(base == "/" ? "/" + path : base + "/" + path));
+  std::string joined = path;
+  if (path.empty() || path[0] != '/') {
+    std::string link = dirfd == AT_FDCWD ? fmt::format("/proc/{}/cwd", pid_)
+                                         : fmt::format("/proc/{}/fd/{}", pid_, dirfd);
+    char buf[PATH_MAX];
+    ssize_t n = readlink(link.c_str(), buf, sizeof buf - 1);
+    if (n <= 0) {
+      if (errno == EACCES || errno == EPERM) unreadable_ = true;  // not "no such fd"
+      return std::nullopt;
+    }
+    std::string base(buf, static_cast<size_t>(n));
+    if (base.empty() || base[0] != '/') return std::nullopt;  // "pipe:[..]", "anon_inode:..."
+    if (path.empty()) return base;
+    joined = base == "/" ? "/" + path : base + "/" + path;
+  }
+  std::string norm = normal(joined);
+  std::string translated = through_proc_links(norm);
+  // The kernel takes a ".." after a symlink from where the link led, not lexically: checks
+  // that resolve the path use this form (unless it went through /proc, now translated).
+  raw_of_[translated] = translated != norm ? translated : joined;
+  return translated;
+}
+
+std::string Caller::raw_of(const std::string& path) const {
+  auto it = raw_of_.find(path);
+  return it == raw_of_.end() ? path : it->second;
 }
 
 std::optional<std::string> Caller::path_arg(int dirfd, std::uint64_t addr) const {

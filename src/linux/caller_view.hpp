@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,13 +35,24 @@ class Caller {
   // failure, with errno.
   UniqueFd resolve(const std::string& abs, bool follow) const;
 
- private:
+  // /proc/self/cwd/X, /proc/N/fd/K/X, /dev/fd/K/X and the like, followed as the caller would.
   std::string through_proc_links(std::string path) const;
+  // The not-lexically-normalized form of a path absolute() returned ("a/link/../x"), for
+  // resolving it as the kernel does; `path` itself if there is none.
+  std::string raw_of(const std::string& path) const;
+  // Some argument (a path, a dirfd's target) could not be read: the check knows nothing.
+  bool unreadable() const { return unreadable_; }
+
+ private:
   ssize_t read_memory(std::uint64_t addr, void* out, size_t len) const;
   bool pread_exact(std::uint64_t addr, void* out, size_t len) const;
+  ssize_t mem_pread(void* out, size_t len, std::uint64_t addr) const;
 
   pid_t pid_;
   UniqueFd root_;
+  mutable UniqueFd mem_;
+  mutable bool unreadable_ = false;
+  mutable std::map<std::string, std::string> raw_of_;
 };
 
 // "a/./b/../c" as "a/c", without a trailing "/" and without a /proc/N/root prefix (every

@@ -90,7 +90,7 @@ std::string final_target(const Caller& c, std::string abs) {
     ssize_t n = readlinkat(link.get(), "", buf, sizeof buf - 1);
     if (n <= 0) return abs;
     std::string target(buf, static_cast<size_t>(n));
-    abs = normal(target[0] == '/' ? target : parent_of(abs) + "/" + target);
+    abs = c.through_proc_links(normal(target[0] == '/' ? target : parent_of(abs) + "/" + target));
   }
   return abs;
 }
@@ -186,25 +186,25 @@ int dirfd_arg(std::uint64_t v) { return static_cast<int>(static_cast<std::uint32
 // or an existing tree at `path` (symlink, rename), so `path` above a deny path reaches it too.
 std::string reached_deny(const Caller& c, const std::string& path, bool grafts,
                          const std::vector<std::string>& denies) {
-  UniqueFd dir;  // the directory the name goes in, resolved in the caller's root
-  int dir_error = 0;
+  // Resolved as the kernel will (a ".." after a symlink included), in the caller's root.
+  UniqueFd dir = c.resolve(parent_of(c.raw_of(path)), true);
+  const std::string name = base_name(path);
   for (const auto& d : denies) {
     if (at_or_beneath(path, d) || (grafts && at_or_beneath(d, path))) return d;
-    // The same places under other names (a symlinked parent, ".." after a symlink).
-    if (!dir.valid() && dir_error == 0) {
-      dir = c.resolve(parent_of(path), true);
-      if (!dir.valid()) dir_error = errno;
-    }
-    // A directory we cannot follow the caller into (a magic link we could not translate):
-    // fail closed. One that does not exist: the call fails with ENOENT by itself.
-    if (!dir.valid()) return dir_error == ELOOP || dir_error == EXDEV ? d : "";
-    const std::string name = base_name(path);
+    // The same places under other names: the deny path itself (or, grafting, one of its
+    // ancestors) is created when the name matches and the directory is the same one.
     for (std::string a = d; a != "/"; a = parent_of(a)) {
-      if (name == base_name(a) && same_inode(dir, c.resolve(parent_of(a), true))) return d;
+      if (name == base_name(a)) {
+        // A directory we cannot follow the caller into (a symlink into /proc/self, which we
+        // would resolve as ourselves): fail closed. If it truly does not exist, the call fails
+        // anyway; it only gets EROFS instead of ENOENT.
+        if (!dir.valid()) return d;
+        if (same_inode(dir, c.resolve(parent_of(a), true))) return d;
+      }
       if (!grafts) break;  // only the deny path itself is created by this name
     }
-    // Beneath the deny path, should it exist by now after all (made by a caller whose memory
-    // could not be read).
+    if (!dir.valid()) continue;
+    // Beneath the deny path, should it exist by now after all.
     std::vector<UniqueFd> top;
     top.push_back(c.resolve(d, true));
     if (first_mark_above(dir, top) == 0) return d;
@@ -271,6 +271,13 @@ std::optional<FsWriteCheck> check_fs_write(pid_t pid, const std::string& s,
   Caller c(pid);
   if (!c.valid()) return std::nullopt;
   auto out = check_call(c, s, a);
+  // An argument we could not read (execute-only memory, a non-dumpable caller's dirfd that an
+  // unprivileged monitor cannot follow): with absent write_deny paths to guard, fail closed.
+  if (!out && c.unreadable() && !guard.absent_deny.empty()) {
+    FsWriteCheck blind{s, "(a path corral could not read)", false, "EROFS"};
+    blind.absent_deny = "(any: the call's path could not be read to check it)";
+    return blind;
+  }
   if (!out || out->refused) return out;
   if (out->read_only_open) {
     if (guard.watch_reads) out->read_deny = read_deny_reached(c, out->path, guard);

@@ -143,6 +143,8 @@ class FilterBuilder {
                   const std::string& condition) {
     int nr = resolve(name);
     if (nr < 0) return;
+    // Blocked outright (a profile's `block`): it stays blocked for every argument.
+    if (std::find(outright_.begin(), outright_.end(), name) != outright_.end()) return;
     for (const MaskedValue& p : patterns) {
       scmp_arg_cmp cmp = SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, p.mask, p.value);
       add(name, nr, SCMP_ACT_NOTIFY, &cmp);

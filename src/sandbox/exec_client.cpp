@@ -206,7 +206,7 @@ class OutputLimit {
 Result<ExecOutcome> wait_for_exit(const std::string& name, int sock, const ExecOptions& o,
                                   int master, std::vector<Drain> drains, ExecOutcome out,
                                   OutputLimit limit) {
-  std::optional<Clock::time_point> deadline;
+  std::optional<Clock::time_point> deadline, drain_deadline;
   if (o.timeout) deadline = Clock::now() + *o.timeout;
   bool have_status = false;
   int wait_status = 0;
@@ -251,8 +251,15 @@ Result<ExecOutcome> wait_for_exit(const std::string& name, int sock, const ExecO
     // Once the command has ended, what is still in the pty is read until it runs dry; a
     // process it left behind holding the terminal does not keep us waiting.
     // The same for our own pipes under an output limit: leftover processes that keep them open
-    // do not keep us waiting either (their later output is cut, as it would be past a limit).
-    if (have_status && (master_open || limit.active())) timeout_ms = 100;
+    // do not keep us waiting either (their later output is cut, as it would be past a limit),
+    // nor one that keeps writing: a second after the exit at most.
+    if (have_status && (master_open || limit.active())) {
+      timeout_ms = 100;
+      if (limit.active()) {
+        if (!drain_deadline) drain_deadline = Clock::now() + std::chrono::seconds(1);
+        if (Clock::now() >= *drain_deadline) break;
+      }
+    }
     int r = poll(fds.data(), fds.size(), timeout_ms);
     if (r < 0) {
       if (errno == EINTR) continue;

@@ -237,6 +237,39 @@ TEST_F(Escape, CreateGitHooksWhereNoRepositoryWasYet) {
   }
 }
 
+// The same guard against paths the monitor must not take at face value: /proc/self seen from
+// the caller (not from corral), a symlink into /proc/self, ".." after a symlink, an
+// execute-only page holding the path. A harmless write through /proc/self/cwd still works.
+TEST_F(Escape, CreateAShellRcFileThroughProcAndDotDot) {
+  const std::vector<std::string> attempts = {
+      "echo x > /proc/self/task/$$/cwd/.bashrc",
+      "ln -s /proc/self/cwd/.bashrc l && echo x > l",
+      "exec 200<. && ln -s /proc/self/fd/200 d && echo x > d/.bashrc",
+      "mkdir a sub && ln -s ../sub a/link && echo x > a/link/../.bashrc",
+      "echo x > /proc/self/cwd/../$(basename $PWD)/.bashrc",
+      "python3 -c 'import mmap, ctypes, os\n"
+      "m = mmap.mmap(-1, 4096); m.write(b\".bashrc\\0\")\n"
+      "a = ctypes.addressof(ctypes.c_char.from_buffer(m))\n"
+      "ctypes.CDLL(None).mprotect(ctypes.c_void_p(a), 4096, 4)\n"  // PROT_EXEC only
+      "fd = ctypes.CDLL(None).open(ctypes.c_void_p(a), os.O_CREAT | os.O_WRONLY, 0o644)\n"
+      "raise SystemExit(0 if fd >= 0 else 1)'",
+  };
+  for (const auto& script : attempts) {
+    SCOPED_TRACE(script);
+    std::filesystem::remove_all(ws_.path());
+    std::filesystem::create_directories(ws_.path());
+    auto r = attempt(script + " && echo ESCAPED; true");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    expect_refused(r);
+    EXPECT_FALSE(path_exists(ws_.path() + "/.bashrc"));
+    expect_recorded("filesystem", "");
+  }
+  std::filesystem::remove_all(ws_.path());
+  std::filesystem::create_directories(ws_.path());
+  auto ok = attempt("ln -s /proc/self/cwd d && echo fine > d/harmless.txt && cat harmless.txt");
+  EXPECT_EQ(ok.out, "fine\n") << ok.err;
+}
+
 TEST_F(Escape, MakeADeviceNode) {
   auto r = attempt("mknod /tmp/sda b 8 0 && echo ESCAPED; mknod /tmp/mem c 1 1 && echo ESCAPED");
   expect_refused(r);

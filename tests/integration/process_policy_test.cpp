@@ -77,6 +77,21 @@ TEST_F(ProcessPolicyTest, ProfileFileBlocksAndRecordsExtraCalls) {
   EXPECT_EQ(plain.out, "ok\n");
 }
 
+// mknod is watched (for write_deny) for files and FIFOs; a profile that blocks it outright
+// still blocks it for every mode, under the default and the strict base alike.
+TEST_F(ProcessPolicyTest, AProfileBlockOfMknodHoldsForFifosToo) {
+  for (const char* base : {"default", "strict"}) {
+    SCOPED_TRACE(base);
+    write_file(ws_.file("profile.toml"), std::string("base = \"") + base +
+                                             "\"\nblock = [\"mknod\", \"mknodat\"]\n");
+    auto r = run({"/bin/sh", "-c", "mkfifo f && echo made; rm -f f"},
+                 {"--seccomp", "profile.toml"});
+    EXPECT_EQ(r.out, "") << r.err;
+    auto plain = run({"/bin/sh", "-c", "mkfifo f && echo made; rm -f f"}, {"--seccomp", base});
+    EXPECT_EQ(plain.out, "made\n") << plain.err;
+  }
+}
+
 TEST_F(ProcessPolicyTest, BadProfileIsRefusedWith125) {
   const std::string prof = ws_.file("bad.toml");
   write_file(prof, "base = \"default\"\nblock = [\"getcwd\", \"corral_not_a_syscall\"]\n");
