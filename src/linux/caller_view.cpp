@@ -19,6 +19,7 @@ namespace {
 
 // /proc/self/root/X, /proc/N/root/X: X.
 std::string without_proc_root(const std::string& path) {
+  if (!path.starts_with("/proc/")) return path;  // the common case, without a regex
   static const std::regex proc_root("^/proc/(self|thread-self|[0-9]+)/root(/.*)?$");
   std::smatch m;
   if (!std::regex_match(path, m, proc_root)) return path;
@@ -95,6 +96,7 @@ bool Caller::pread_exact(std::uint64_t addr, void* out, size_t len) const {
 // links to the process's cwd or open file; the monitor cannot (it is not that process, and
 // resolves with RESOLVE_NO_MAGICLINKS), so it reads the link as the caller would see it.
 std::string Caller::through_proc_links(std::string p) const {
+  if (!p.starts_with("/proc/") && !p.starts_with("/dev/fd")) return p;  // the common case
   static const std::regex dev_fd("^/dev/fd(/.*)?$");
   static const std::regex proc_link(
       "^/proc/(self|thread-self|[0-9]+)(?:/task/[0-9]+)?/(cwd|fd/[0-9]+)(/.*)?$");
@@ -196,7 +198,8 @@ int first_mark_above(const UniqueFd& dir, const std::vector<UniqueFd>& marks) {
   std::vector<bool> usable(marks.size());
   for (size_t i = 0; i < marks.size(); ++i)
     usable[i] = marks[i].valid() && fstat(marks[i].get(), &ids[i]) == 0;
-  if (!dir.valid()) return -1;
+  if (!dir.valid() || std::none_of(usable.begin(), usable.end(), [](bool u) { return u; }))
+    return -1;
   UniqueFd at(dup(dir.get()));
   for (int depth = 0; depth < 256 && at.valid(); ++depth) {
     struct stat cur;

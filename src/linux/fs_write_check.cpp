@@ -204,10 +204,11 @@ std::string reached_deny(const Caller& c, const std::string& path, bool grafts,
       if (!grafts) break;  // only the deny path itself is created by this name
     }
     if (!dir.valid()) continue;
-    // Beneath the deny path, should it exist by now after all.
+    // Beneath the deny path, should it exist by now after all (usually it does not: then
+    // there is nothing to walk up to).
     std::vector<UniqueFd> top;
     top.push_back(c.resolve(d, true));
-    if (first_mark_above(dir, top) == 0) return d;
+    if (top[0].valid() && first_mark_above(dir, top) == 0) return d;
   }
   return "";
 }
