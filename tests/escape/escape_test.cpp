@@ -92,6 +92,25 @@ class Escape : public ::testing::Test {
     ADD_FAILURE() << "no read of " << deny << " in the record: " << j["violations"].dump();
   }
 
+  void clear_workspace() {
+    std::filesystem::remove_all(ws_.path());
+    std::filesystem::create_directories(ws_.path());
+  }
+  // In a clean workspace (no .git, no .bashrc: absent write_deny paths), `script` tries to
+  // create one; it must print no ESCAPED and leave a refusal by corral's monitor in the record.
+  void attempt_absent_deny_write(const std::string& script) {
+    clear_workspace();
+    auto r = attempt(script + " && echo ESCAPED; true");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    expect_refused(r);
+    const auto rec = record();
+    bool refused = false;
+    for (const auto& v : rec["violations"])
+      refused = refused || v["detail"].get<std::string>().find("refused by corral with EROFS") !=
+                               std::string::npos;
+    EXPECT_TRUE(refused) << rec["violations"].dump();
+  }
+
   TempDir ws_, outside_, rec_;
 };
 
@@ -220,20 +239,10 @@ TEST_F(Escape, CreateGitHooksWhereNoRepositoryWasYet) {
   };
   for (const auto& script : attempts) {
     SCOPED_TRACE(script);
-    std::filesystem::remove_all(ws_.path());
-    std::filesystem::create_directories(ws_.path());
-    auto r = attempt(script + " && echo ESCAPED; true");
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    expect_refused(r);
+    attempt_absent_deny_write(script);
     EXPECT_FALSE(path_exists(ws_.path() + "/.git/hooks"));
     EXPECT_FALSE(path_exists(cfg));
     EXPECT_FALSE(std::filesystem::is_symlink(ws_.path() + "/.git"));
-    const auto rec = record();
-    bool refused = false;
-    for (const auto& v : rec["violations"])
-      refused = refused || v["detail"].get<std::string>().find("refused by corral with EROFS") !=
-                               std::string::npos;
-    EXPECT_TRUE(refused) << rec["violations"].dump();
   }
 }
 
@@ -256,16 +265,10 @@ TEST_F(Escape, CreateAShellRcFileThroughProcAndDotDot) {
   };
   for (const auto& script : attempts) {
     SCOPED_TRACE(script);
-    std::filesystem::remove_all(ws_.path());
-    std::filesystem::create_directories(ws_.path());
-    auto r = attempt(script + " && echo ESCAPED; true");
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    expect_refused(r);
+    attempt_absent_deny_write(script);
     EXPECT_FALSE(path_exists(ws_.path() + "/.bashrc"));
-    expect_recorded("filesystem", "");
   }
-  std::filesystem::remove_all(ws_.path());
-  std::filesystem::create_directories(ws_.path());
+  clear_workspace();
   auto ok = attempt("ln -s /proc/self/cwd d && echo fine > d/harmless.txt && cat harmless.txt");
   EXPECT_EQ(ok.out, "fine\n") << ok.err;
 }
