@@ -273,8 +273,12 @@ std::optional<FsWriteCheck> check_fs_write(pid_t pid, const std::string& s,
   if (!c.valid()) return std::nullopt;
   auto out = check_call(c, s, a);
   // An argument we could not read (execute-only memory, a non-dumpable caller's dirfd that an
-  // unprivileged monitor cannot follow): with absent write_deny paths to guard, fail closed.
-  if (!out && c.unreadable() && !guard.absent_deny.empty()) {
+  // unprivileged monitor cannot follow): with absent write_deny paths to guard, fail closed;
+  // but never for an open that only reads (watch_reads traps those too), which writes nothing.
+  const std::uint64_t open_flags = s == "open" ? a[1] : s == "openat" ? a[2] : O_WRONLY;
+  const bool only_reads =
+      (open_flags & O_ACCMODE) == O_RDONLY && !(open_flags & (O_CREAT | O_TRUNC));
+  if (!out && c.unreadable() && !guard.absent_deny.empty() && !only_reads) {
     FsWriteCheck blind{s, "(a path corral could not read)", false, "EROFS"};
     blind.absent_deny = "(any: the call's path could not be read to check it)";
     return blind;

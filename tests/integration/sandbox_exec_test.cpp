@@ -76,6 +76,24 @@ TEST_F(SandboxExec, NonDumpableCommandsAreCheckedAndHoldNoCapabilities) {
   EXPECT_TRUE(contains(r.err, "filesystem " + ws_.path() + "/.git/hooks")) << r.err;
 }
 
+// Under --watch-reads every open is trapped; one whose path corral cannot follow (as an
+// unprivileged user, a non-dumpable caller's dirfd) is let through when it only reads, while a
+// write there is refused (an absent write_deny path might be its target).
+TEST_F(SandboxExec, AReadCorralCannotFollowIsNeverRefused) {
+  write_file(ws_.file("data.txt"), "readable\n");
+  std::string name = make("blindreads", {"--watch-reads"});
+  auto r = corral({"exec", name, "--", "python3", "-c",
+                   "import ctypes, os\n"
+                   "assert ctypes.CDLL(None).prctl(4, 0) == 0\n"  // PR_SET_DUMPABLE
+                   "d = os.open('.', os.O_RDONLY)\n"
+                   "print(open(os.open('data.txt', os.O_RDONLY, dir_fd=d)).read(), end='')\n"
+                   "try:\n    os.open('.bashrc', os.O_CREAT | os.O_WRONLY, dir_fd=d); print('ESCAPED')\n"
+                   "except OSError as e: print(e.errno)"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "readable\n30\n") << r.err;
+  EXPECT_FALSE(path_exists(ws_.file(".bashrc")));
+}
+
 TEST_F(SandboxExec, RefusalsOfEachExecAreReportedAndLogged) {
   std::string name = make("seen");
   // A refused write, a refused syscall, and a write under an absent write_deny path.
