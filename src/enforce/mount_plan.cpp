@@ -62,9 +62,10 @@ std::vector<std::string> unprotected_write_deny(const EffectivePolicy& policy) {
   return out;
 }
 
-FsGuard fs_guard_for(const MountPlan& plan, const EffectivePolicy& policy) {
+FsGuard fs_guard_for(const MountPlan& plan, const EffectivePolicy& policy,
+                     std::vector<std::string> absent_deny) {
   FsGuard g;
-  g.absent_deny = unprotected_write_deny(policy);
+  g.absent_deny = std::move(absent_deny);
   g.watch_reads = policy.filesystem.watch_reads;
   if (!g.watch_reads) return g;
   for (const auto& op : plan.ops) {

@@ -64,8 +64,10 @@ MountPlan build_mount_plan(const EffectivePolicy& policy, const MountPlanOptions
 // could create). The run record lists them under not_enforced.
 std::vector<std::string> unprotected_write_deny(const EffectivePolicy& policy);
 
-// What the seccomp monitor guards beyond the mounts (linux/fs_guard.hpp): the absent write_deny
-// paths, and with filesystem.watch_reads the plan's masks and other mount points.
-FsGuard fs_guard_for(const MountPlan& plan, const EffectivePolicy& policy);
+// What the seccomp monitor guards beyond the mounts (linux/fs_guard.hpp): `absent_deny` (from
+// unprotected_write_deny()), and with filesystem.watch_reads the plan's masks and other mount
+// points.
+FsGuard fs_guard_for(const MountPlan& plan, const EffectivePolicy& policy,
+                     std::vector<std::string> absent_deny);
 
 }  // namespace corral

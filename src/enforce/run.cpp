@@ -126,8 +126,8 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   if (!request.policy.workspace_cow)
     rec.not_observed.push_back("writes: not recorded for a plain writable workspace "
                                "(writes_exact is false); --workspace PATH:cow lists them exactly");
-  exe->unprotected_deny_ = unprotected_write_deny(request.policy);
-  for (const auto& p : exe->unprotected_deny_)
+  std::vector<std::string> absent_deny = unprotected_write_deny(request.policy);
+  for (const auto& p : absent_deny)
     rec.not_enforced.push_back(
         "filesystem.write_deny " + p + ": does not exist yet, so no mount protects it; " +
         (features->seccomp_user_notif
@@ -201,7 +201,7 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
                                  ": reachable through the proxy only (no transparent mode for "
                                  "addresses, localhost or past the name limit)");
   }
-  exe->fs_guard_ = fs_guard_for(cfg.plan, request.policy);
+  exe->fs_guard_ = fs_guard_for(cfg.plan, request.policy, std::move(absent_deny));
   cfg.env_storage = build_child_env(request.policy.env, host_env, overlay);
   cfg.cwd = request.cwd.empty() ? request.policy.workspace : request.cwd;
   cfg.fallback_cwd = request.policy.workspace;
@@ -374,7 +374,7 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
           drained = true;
           break;
         }
-        if (auto v = violation_of(*ev, unprotected_deny_); v && trapped_cap_.admit(*v))
+        if (auto v = violation_of(*ev, fs_guard_.absent_deny); v && trapped_cap_.admit(*v))
           record_.violations.push_back(std::move(*v));
       }
       if (drained && (fds[i_sec].revents & (POLLHUP | POLLERR))) monitor.reset();

@@ -80,8 +80,7 @@ class Execution {
   std::vector<std::string> op_descriptions_;  // mount plan, to name the op that failed
   std::vector<std::string> landlock_paths_;   // Landlock rules, likewise
   std::vector<int> watched_nrs_;              // seccomp: write-type calls the monitor checks
-  std::vector<std::string> unprotected_deny_;  // write_deny paths no mount protects (absent)
-  FsGuard fs_guard_;                           // what the seccomp monitor checks (fs_guard.hpp)
+  FsGuard fs_guard_;  // what the seccomp monitor checks beyond the mounts (fs_guard.hpp)
   ViolationCap trapped_cap_;                    // bounds what the seccomp listener adds
   void release_cgroup();  // kills what is left in the run's cgroup and removes it
 

@@ -28,39 +28,32 @@ Violation seccomp_violation(const SeccompEvent& ev) {
   return v;
 }
 
+// A filesystem violation about the watched call's path: "OP: WHAT (pid N)".
+Violation filesystem_violation(const SeccompEvent& ev, const std::string& what) {
+  return {"filesystem", rfc3339(ev.time), ev.write->path,
+          fmt::format("{}: {} (pid {})", ev.write->op, what, ev.pid), std::nullopt};
+}
+
 // A write-type call that the filesystem view refuses (the kernel fails it itself), or that
 // reaches an absent write_deny path (corral's monitor fails it).
 Violation write_violation(const SeccompEvent& ev) {
-  Violation v;
-  v.kind = "filesystem";
-  v.time = rfc3339(ev.time);
-  v.subject = ev.write->path;
-  if (!ev.write->absent_deny.empty()) {
-    v.detail = fmt::format("{}: under write_deny {}, which did not exist when the sandbox "
-                           "started (no mount protects it), refused by corral with EROFS "
-                           "(pid {})", ev.write->op, ev.write->absent_deny, ev.pid);
-    return v;
-  }
+  if (!ev.write->absent_deny.empty())
+    return filesystem_violation(
+        ev, fmt::format("under write_deny {}, which did not exist when the sandbox started (no "
+                        "mount protects it), refused by corral with EROFS",
+                        ev.write->absent_deny));
   const std::string& e = ev.write->error;
-  v.detail = fmt::format(
-      "{}: {} (pid {})", ev.write->op,
-      e == "EXDEV"   ? "a hard link to a file outside the writable paths, refused with EXDEV"
-      : e == "EBUSY" ? "of a path bound read-only over itself (write_deny), refused with EBUSY"
-                     : "a write to a read-only path, refused with EROFS",
-      ev.pid);
-  return v;
+  return filesystem_violation(
+      ev, e == "EXDEV"   ? "a hard link to a file outside the writable paths, refused with EXDEV"
+          : e == "EBUSY" ? "of a path bound read-only over itself (write_deny), refused with EBUSY"
+                         : "a write to a read-only path, refused with EROFS");
 }
 
 // An open of a read_deny path (watch_reads): the mask makes it fail or read nothing.
 Violation read_violation(const SeccompEvent& ev) {
-  Violation v;
-  v.kind = "filesystem";
-  v.time = rfc3339(ev.time);
-  v.subject = ev.write->path;
-  v.detail = fmt::format("{}: a read of read_deny {}, which the sandbox sees masked (EACCES, "
-                         "not found, or empty) (pid {})",
-                         ev.write->op, ev.write->read_deny, ev.pid);
-  return v;
+  return filesystem_violation(
+      ev, fmt::format("a read of read_deny {}, which the sandbox sees masked (EACCES, not found, "
+                      "or empty)", ev.write->read_deny));
 }
 
 std::optional<Violation> unprotected_deny_violation(const SeccompEvent& ev,

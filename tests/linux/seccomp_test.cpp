@@ -3,6 +3,7 @@
 // Only no_new_privs is needed, so they run unprivileged as well as as root. Every blocked call
 // is aimed so that, should the filter ever let it through, it fails or harms nothing (a mount
 // target that does not exist, TIOCSTI on /dev/null): these tests run as root on real hosts.
+#include "linux/fd_passing.hpp"
 #include "linux/seccomp.hpp"
 
 #include <fcntl.h>
@@ -382,40 +383,16 @@ TEST(SeccompFilter, NestedUserNamespacesWhenAllowed) {
   EXPECT_EQ(out[3].ret, 0) << std::strerror(out[3].err);
 }
 
-// Sends/receives one fd over a unix socket (SCM_RIGHTS).
+// Sends/receives one fd over a unix socket (SCM_RIGHTS), with the project's helpers.
 bool send_fd(int sock, int fd) {
   char byte = 0;
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))];
-  std::memset(ctl, 0, sizeof ctl);
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = ctl;
-  msg.msg_controllen = sizeof ctl;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  return sendmsg(sock, &msg, 0) == 1;
+  return send_with_fd(sock, &byte, 1, fd) == 1;
 }
 
 int recv_fd(int sock) {
   char byte;
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))];
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = ctl;
-  msg.msg_controllen = sizeof ctl;
-  if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1) return -1;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  if (!c || c->cmsg_type != SCM_RIGHTS) return -1;
-  int fd;
-  std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
-  return fd;
+  int fd = -1;
+  return recv_with_fd(sock, &byte, 1, &fd) == 1 ? fd : -1;
 }
 
 // Forks a child that installs the notify filter, hands its listener to us over `sock` and then
