@@ -135,6 +135,8 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
                "call names, which a thread racing the check could change"
              : "this kernel has no SECCOMP_RET_USER_NOTIF, so it is not protected if created"));
 
+  exe->watch_landlock_denials(features->landlock_abi);
+
   auto cgroup = make_run_cgroup(request.policy.limits, rec.id);
   if (!cgroup) return std::move(cgroup).error();
   exe->cgroup_ = std::move(*cgroup);
@@ -248,6 +250,7 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
                            std::strerror(errno) + "; run `corral doctor`");
   exe->pid_ = cr.pid;
   exe->pidfd_.reset(cr.pidfd);
+  if (exe->audit_) exe->landlock_denials_.emplace(cr.pid);
   // The child waits for `go` before it enters its cgroup namespace: join the run's cgroup first.
   if (exe->cgroup_ && cgroup_fd < 0) {
     if (auto r = exe->cgroup_->attach(cr.pid); !r) {
@@ -266,6 +269,62 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
     exe->egress_ = std::move(*proxy);
   }
   return exe;
+}
+
+// Landlock ABI 7 logs its refusals to the kernel audit log (landlock.cpp asks for the command's
+// too): listen there when this process may and the host's audit is on. Where it cannot, the
+// record says why; corral never switches audit on itself (that is the host's policy).
+void Execution::watch_landlock_denials(int landlock_abi) {
+  RunRecord& rec = record_;
+  if (landlock_abi <= 0) return;  // no Landlock: nothing it could refuse
+  if (landlock_abi < 7) {
+    rec.not_observed.push_back("landlock denials: logging them needs Landlock ABI 7, this kernel "
+                               "has " + std::to_string(landlock_abi));
+    return;
+  }
+  auto listener = audit::Listener::open();
+  if (!listener) {
+    rec.not_observed.push_back("landlock denials: " + listener.error().message);
+    return;
+  }
+  auto st = audit::status();
+  if (!st) {
+    rec.not_observed.push_back("landlock denials: cannot read the audit status: " +
+                               st.error().message);
+    return;
+  }
+  if (!st->enabled) {
+    rec.not_observed.push_back("landlock denials: the kernel audit subsystem is off (`auditctl "
+                               "-e 1` turns it on; corral leaves that to the host)");
+    return;
+  }
+  audit_ = std::move(*listener);
+  audit_lost_at_start_ = st->lost;
+  for (auto& line : rec.not_observed)
+    if (line == kEaccesWritesNotObserved) line = kModeWritesNotObserved;
+}
+
+void Execution::collect_landlock_denials() {
+  if (!audit_ || !landlock_denials_) return;
+  // The kernel hands records to listeners in the order they were logged: once a marker logged
+  // now comes back, every denial of the (finished) sandbox has been read.
+  const std::string token = "corral run " + record_.id + " ended";
+  std::vector<audit::Record> records;
+  bool complete = static_cast<bool>(audit_->send_marker(token)) &&
+                  audit_->read_until_marker(token, std::chrono::milliseconds(500), records);
+  for (const auto& r : records) landlock_denials_->add(r);
+  for (auto& v : landlock_denials_->violations()) record_.violations.push_back(std::move(v));
+  if (!complete)
+    record_.not_observed.push_back(
+        "landlock denials: the audit log did not confirm that it delivered every record (its "
+        "socket overflowed, or corral's marker record did not come back); some may be missing");
+  if (auto st = audit::status(); st && st->lost > audit_lost_at_start_)
+    record_.not_observed.push_back(fmt::format(
+        "landlock denials: the kernel audit log dropped {} records during this run (backlog or "
+        "rate limit); denials among them are missing",
+        st->lost - audit_lost_at_start_));
+  audit_.reset();
+  landlock_denials_.reset();
 }
 
 Execution::~Execution() {
@@ -332,10 +391,11 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
   std::vector<char> buf(pump ? 1 << 16 : 0);
 
   while (!child_gone || out_open || err_open) {
-    pollfd fds[6];
+    pollfd fds[7];
     int n = 0;
-    int i_pid = -1, i_ctl = -1, i_sig = -1, i_out = -1, i_err = -1, i_sec = -1;
+    int i_pid = -1, i_ctl = -1, i_sig = -1, i_out = -1, i_err = -1, i_sec = -1, i_aud = -1;
     if (monitor) { fds[n] = {monitor->fd(), POLLIN, 0}; i_sec = n++; }
+    if (audit_) { fds[n] = {audit_->fd(), POLLIN, 0}; i_aud = n++; }
     if (!child_gone) {
       fds[n] = {pidfd_.get(), POLLIN, 0}; i_pid = n++;
       if (ctl_open) { fds[n] = {ctl_.get(), POLLIN, 0}; i_ctl = n++; }
@@ -364,6 +424,11 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
       return setup_error(Errc::internal, std::string("poll: ") + std::strerror(errno));
     }
     if (i_ctl >= 0 && fds[i_ctl].revents) take_messages();
+    if (i_aud >= 0 && fds[i_aud].revents) {
+      std::vector<audit::Record> records;
+      audit_->read_available(records);
+      for (const auto& r : records) landlock_denials_->add(r);
+    }
     if (i_sec >= 0 && fds[i_sec].revents) {
       // Answer every waiting call before anything else: the caller is blocked on us.
       // At most a batch per turn: the deadline and the output come round again in between.
@@ -425,6 +490,7 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
   finished_ = true;
   monitor.reset();
   if (auto t = trapped_cap_.summary()) record_.violations.push_back(std::move(*t));
+  collect_landlock_denials();
   if (egress_) {
     egress_->stop();  // the sandbox is gone: nothing can connect any more
     record_egress(egress_->report(), record_);

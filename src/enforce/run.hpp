@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "enforce/landlock_denials.hpp"
 #include "enforce/record.hpp"
 #include "enforce/violations.hpp"
 #include "linux/cgroup.hpp"
@@ -82,6 +83,12 @@ class Execution {
   std::vector<int> watched_nrs_;              // seccomp: write-type calls the monitor checks
   FsGuard fs_guard_;  // what the seccomp monitor checks beyond the mounts (fs_guard.hpp)
   ViolationCap trapped_cap_;                    // bounds what the seccomp listener adds
+  // Landlock's own refusals, read from the kernel audit log when corral may (root, audit on).
+  std::optional<audit::Listener> audit_;
+  std::optional<LandlockDenials> landlock_denials_;
+  std::uint32_t audit_lost_at_start_ = 0;
+  void watch_landlock_denials(int landlock_abi);  // at start: opens audit_ or says why not
+  void collect_landlock_denials();  // after the sandbox is gone: the rest of the log, then merge
   void release_cgroup();  // kills what is left in the run's cgroup and removes it
 
   std::unique_ptr<net::EgressProxy> egress_;  // allowlist: this run's own proxy

@@ -39,6 +39,10 @@ inline const char* reads_not_observed(bool watch_reads) {
 inline constexpr const char* kEaccesWritesNotObserved =
     "filesystem writes refused by Landlock or file modes (EACCES) where no read-only mount "
     "refuses them first (/proc/self/*)";
+// The same once Landlock's refusals are read from the audit log (`corral run` as root).
+inline constexpr const char* kModeWritesNotObserved =
+    "filesystem writes refused by file modes alone (EACCES), where neither a read-only mount "
+    "nor Landlock refuses them";
 
 // A command that retries a refused call in a loop must not grow corral's memory, the record or
 // a log without bound: past this many trapped violations per command only a count is kept,

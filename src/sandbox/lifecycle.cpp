@@ -318,7 +318,9 @@ Result<Inspection> inspect(const std::string& name) {
   in.violations = count_lines(paths->logs + "/violations.jsonl");
   const bool watch_reads = in.state.policy.contains("filesystem") &&
                            in.state.policy["filesystem"].value("watch_reads", false);
-  in.not_observed = {reads_not_observed(watch_reads), kEaccesWritesNotObserved};
+  in.not_observed = {reads_not_observed(watch_reads), kEaccesWritesNotObserved,
+                     "landlock denials: a persistent sandbox does not read the kernel audit "
+                     "log (`corral run` does, as root with audit on)"};
   // With an allowlist, the keeper's proxy appends its refusals to logs/violations.jsonl.
   const bool allowlist = in.state.policy.contains("network") &&
                          in.state.policy["network"].value("mode", "") == "allowlist";
