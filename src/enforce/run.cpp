@@ -137,12 +137,11 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
 
   exe->watch_landlock_denials(features->landlock_abi);
 
-  auto cgroup = make_run_cgroup(request.policy.limits, rec.id);
+  std::string no_cgroup_why;
+  auto cgroup = make_run_cgroup(request.policy.limits, rec.id, &no_cgroup_why);
   if (!cgroup) return std::move(cgroup).error();
   exe->cgroup_ = std::move(*cgroup);
-  if (!exe->cgroup_)
-    rec.not_observed.push_back("cgroup accounting: no writable cgroup for this user; peak memory "
-                               "is the largest single process's");
+  if (!exe->cgroup_) rec.not_observed.push_back(no_cgroup_why);
   exe->limits_ = request.policy.limits;
 
   ChildConfig cfg;

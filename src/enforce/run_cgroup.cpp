@@ -32,10 +32,12 @@ bool cgroup_owner_alive(const std::string& name) {
 }
 
 Result<std::optional<RunCgroup>> make_run_cgroup(const Policy::Limits& limits,
-                                                 const std::string& run_id) {
+                                                 const std::string& run_id, std::string* why_none) {
+  constexpr const char* kFallback = "; peak memory is the largest single process's";
   auto layout = detect_cgroups();
   if (!layout) {
     if (any_limit(limits)) return std::move(layout).error();
+    *why_none = "cgroup accounting: " + layout.error().message + kFallback;
     return std::optional<RunCgroup>{};
   }
   // A crashed corral leaves its run's cgroup behind; whoever runs next cleans it up (with a
@@ -44,12 +46,18 @@ Result<std::optional<RunCgroup>> make_run_cgroup(const Policy::Limits& limits,
   // Without limits a cgroup only adds accounting, and moving a process into a v1 cgroup costs
   // milliseconds (cgroup.procs writes wait for an RCU grace period): take one only where the
   // child can be cloned straight into it (pure v2, CLONE_INTO_CGROUP).
-  if (!any_limit(limits) && layout->version != CgroupLayout::Version::v2)
+  if (!any_limit(limits) && layout->version != CgroupLayout::Version::v2) {
+    *why_none = std::string("cgroup accounting: a run without limits takes no cgroup on a "
+                            "cgroup v1 host (joining one costs milliseconds); --memory, --pids "
+                            "or --cpus give it one") + kFallback;
     return std::optional<RunCgroup>{};
+  }
   CgroupLimits cl{limits.memory_bytes, limits.pids, limits.cpus};
   auto cg = RunCgroup::create(*layout, cgroup_name_for(run_id), cl);
   if (!cg) {
     if (any_limit(limits)) return std::move(cg).error();
+    *why_none = "cgroup accounting: no writable cgroup for this user (" + cg.error().message +
+                ")" + kFallback;
     return std::optional<RunCgroup>{};
   }
   return std::optional<RunCgroup>(std::move(*cg));

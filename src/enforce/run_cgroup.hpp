@@ -21,10 +21,10 @@ std::string cgroup_name_for(const std::string& run_id);
 bool cgroup_owner_alive(const std::string& name);
 
 // Reaps cgroups of dead runs, then makes a cgroup for this run. With limits, a missing or unwritable controller is an error (refuse
-// rather than run unlimited); without limits the run goes on without one (nullopt) and only
-// loses cgroup accounting.
+// rather than run unlimited); without limits the run goes on without one (nullopt, and
+// *why_none says why, for the record's not_observed) and only loses cgroup accounting.
 Result<std::optional<RunCgroup>> make_run_cgroup(const Policy::Limits& limits,
-                                                 const std::string& run_id);
+                                                 const std::string& run_id, std::string* why_none);
 
 // Reaps cgroups whose owner died (opportunistic at each run; `corral gc` calls it too).
 Result<std::vector<std::string>> reap_orphan_cgroups(std::chrono::seconds grace);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "integration/cli_support.hpp"
+#include "linux/cgroup.hpp"
 
 namespace corral::test {
 namespace {
@@ -32,6 +33,26 @@ bool has_violation(const nlohmann::json& rec, const std::string& kind, const std
   for (const auto& v : rec["violations"])
     if (v["kind"] == kind && v["subject"] == subject) return true;
   return false;
+}
+
+// Without limits a run takes a cgroup only where it is free (v2, CLONE_INTO_CGROUP); the record
+// says why it has none, not a reason that is not true.
+TEST(Limits, ARunWithoutLimitsSaysWhyItHasNoCgroup) {
+  TempDir ws;
+  auto l = run_limited(ws, {}, "true");
+  ASSERT_EQ(l.result.exit_code, 0) << l.result.err;
+  std::string line;
+  for (const auto& n : l.record["not_observed"])
+    if (n.get<std::string>().rfind("cgroup accounting", 0) == 0) line = n.get<std::string>();
+  auto layout = detect_cgroups();
+  ASSERT_TRUE(layout) << layout.error().message;
+  if (layout->version == CgroupLayout::Version::v1) {
+    EXPECT_NE(line.find("a run without limits takes no cgroup on a cgroup v1 host"),
+              std::string::npos)
+        << l.record["not_observed"].dump();
+  } else if (!line.empty()) {
+    EXPECT_NE(line.find("no writable cgroup for this user"), std::string::npos) << line;
+  }
 }
 
 TEST(Limits, MemoryFloodIsOomKilledAndReported) {
