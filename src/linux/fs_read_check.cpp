@@ -40,9 +40,11 @@ std::string read_deny_reached(const Caller& c, const std::string& path, const Fs
     if (at_or_beneath(path, a) && a.size() > best.size()) best = a, denied = false;
   if (denied) return best;
 
-  // Other names for the same places (a symlinked parent, ".." after a symlink).
+  // Other names for the same places (a symlinked parent, ".." after a symlink), resolved as
+  // the kernel does: a ".." after a symlink from where the link led (raw_of), not lexically.
   const FsGuard::Ids& ids = learn_ids(c, g);
-  UniqueFd at = c.resolve(path, true);
+  const std::string raw = c.raw_of(path);
+  UniqueFd at = c.resolve(raw, true);
   struct stat st;
   if (at.valid() && fstat(at.get(), &st) == 0 && !S_ISDIR(st.st_mode)) {
     // A file: every denied file shows the same empty mask; prefer the entry of its name.
@@ -56,6 +58,7 @@ std::string read_deny_reached(const Caller& c, const std::string& path, const Fs
   // A directory, or a name that does not resolve (a mask's mode-000 root stops the lookup):
   // from the nearest directory on the way, up to the first mount point of the view.
   std::string dir = path;
+  if (!at.valid() && raw != path) at = c.resolve(parent_of(raw), true);  // where it looks
   while (!at.valid() && dir != "/") {
     dir = parent_of(dir);
     at = c.resolve(dir, true);

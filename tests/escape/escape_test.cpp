@@ -312,6 +312,13 @@ TEST_F(Escape, ReadDeniedFileThroughASymlinkedParent) {
   expect_read_refused_both_ways("ln -sfn " + outside_.path() + "/dir d && cat d/secret");
 }
 
+TEST_F(Escape, ReadDeniedFileThroughDotDotAfterASymlink) {
+  // The kernel takes ".." from where the link led: /tmp/l/../dir/secret is outside_/dir/secret,
+  // though it reads lexically as /tmp/dir/secret.
+  expect_read_refused_both_ways("ln -s " + outside_.path() + "/dir /tmp/l; cat /tmp/l/../dir/secret; "
+                                "cat /tmp/l/../dir/../dir/secret");
+}
+
 TEST_F(Escape, ReadDeniedFileThroughHardLink) {
   expect_refused(attempt("ln " + outside_.path() + "/dir/secret h; cat h"));
   expect_reads_not_observed();
