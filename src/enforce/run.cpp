@@ -439,7 +439,7 @@ Result<RunRecord> Execution::wait(const WaitOptions& options) {
           drained = true;
           break;
         }
-        if (auto v = violation_of(*ev, fs_guard_.absent_deny); v && trapped_cap_.admit(*v))
+        if (auto v = violation_of(*ev); v && trapped_cap_.admit())
           record_.violations.push_back(std::move(*v));
       }
       if (drained && (fds[i_sec].revents & (POLLHUP | POLLERR))) monitor.reset();

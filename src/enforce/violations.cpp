@@ -56,25 +56,6 @@ Violation read_violation(const SeccompEvent& ev) {
                       "or empty)", ev.write->read_deny));
 }
 
-std::optional<Violation> unprotected_deny_violation(const SeccompEvent& ev,
-                                                    const std::vector<std::string>& unprotected) {
-  const std::string& path = ev.write->path;
-  for (const auto& deny : unprotected) {
-    bool under = path == deny || (path.size() > deny.size() && path.starts_with(deny) &&
-                                  path[deny.size()] == '/');
-    if (!under) continue;
-    Violation v;
-    v.kind = "filesystem";
-    v.time = rfc3339(ev.time);
-    v.subject = path;
-    v.detail = fmt::format("{}: under write_deny {}, which did not exist when the sandbox "
-                           "started, so no mount protects it: NOT refused (pid {})",
-                           ev.write->op, deny, ev.pid);
-    return v;
-  }
-  return std::nullopt;
-}
-
 // The path comes from the caller's memory: any bytes, any length. The record gets valid UTF-8
 // (stray bytes as "\xNN") of bounded size, so a hostile name can neither break the JSON
 // (nlohmann throws on invalid UTF-8) nor bloat a message.
@@ -86,27 +67,22 @@ Violation printable(Violation v) {
   return v;
 }
 
-std::optional<Violation> raw_violation_of(const SeccompEvent& ev,
-                                          const std::vector<std::string>& unprotected_deny) {
+std::optional<Violation> raw_violation_of(const SeccompEvent& ev) {
   if (ev.refused) return seccomp_violation(ev);
   if (!ev.write) return std::nullopt;
   if (ev.write->refused) return write_violation(ev);
   if (!ev.write->read_deny.empty()) return read_violation(ev);
-  return unprotected_deny_violation(ev, unprotected_deny);
+  return std::nullopt;  // a write that lands where it may
 }
 
 }  // namespace
 
-std::optional<Violation> violation_of(const SeccompEvent& ev,
-                                      const std::vector<std::string>& unprotected_deny) {
-  auto v = raw_violation_of(ev, unprotected_deny);
+std::optional<Violation> violation_of(const SeccompEvent& ev) {
+  auto v = raw_violation_of(ev);
   if (!v) return v;
   return printable(std::move(*v));
 }
 
-bool went_through(const Violation& v) {
-  return v.detail.find(": NOT refused") != std::string::npos;
-}
 
 std::optional<Violation> ViolationCap::summary() const {
   if (dropped_ == 0) return std::nullopt;
@@ -143,11 +119,8 @@ std::optional<Violation> violation_from_json(const nlohmann::json& j) {
 }
 
 std::string violation_summary(const std::vector<Violation>& violations) {
-  // A write under an absent write_deny path went through: say so in the one line too.
   std::map<std::string, int> counts;
-  for (const auto& v : violations)
-    ++counts[v.kind + " " + v.subject +
-             (went_through(v) ? " (not refused)" : "")];
+  for (const auto& v : violations) ++counts[v.kind + " " + v.subject];
   std::string list;
   for (const auto& [what, n] : counts)
     list += fmt::format("{}{}{}", list.empty() ? "" : ", ", what,

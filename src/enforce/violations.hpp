@@ -15,15 +15,11 @@
 namespace corral {
 
 // The violation `ev` stands for, if any (its detail names the caller's pid as the answering
-// process sees it: a host pid for `corral run`, a pid inside for a sandbox's supervisor): every refused call; a watched write only when the
-// kernel will refuse it, or when it lands under one of `unprotected_deny` (write_deny paths
-// that did not exist at the start: the write goes through, and the record says so).
-std::optional<Violation> violation_of(const SeccompEvent& ev,
-                                      const std::vector<std::string>& unprotected_deny);
-
-// Whether `v` is a write that went through (under an absent write_deny path): its detail says
-// "NOT refused", also after a round trip through JSON.
-bool went_through(const Violation& v);
+// process sees it: a host pid for `corral run`, a pid inside for a sandbox's supervisor): every
+// refused call (a blocked syscall, or a write the monitor refuses under an absent write_deny
+// path); a watched write only when the kernel will refuse it; a watched read of a read_deny
+// path.
+std::optional<Violation> violation_of(const SeccompEvent& ev);
 
 // What no sandbox records, for `not_observed` (run records and `inspect`).
 inline constexpr const char* kReadsNotObserved =
@@ -52,13 +48,10 @@ inline constexpr std::size_t kMaxTrappedViolations = 1000;
 // Counts and caps one command's trapped violations.
 class ViolationCap {
  public:
-  // Whether to keep `v` (false once the cap is reached: then it is counted). Writes that went
-  // through (under an absent write_deny path) have a budget of their own, so a flood of
-  // refusals cannot hide them.
-  bool admit(const Violation& v) {
-    std::size_t& kept = went_through(v) ? kept_through_ : kept_;
-    if (kept < kMaxTrappedViolations) {
-      ++kept;
+  // Whether to keep another violation (false once the cap is reached: then it is counted).
+  bool admit() {
+    if (kept_ < kMaxTrappedViolations) {
+      ++kept_;
       return true;
     }
     ++dropped_;
@@ -68,7 +61,7 @@ class ViolationCap {
   std::optional<Violation> summary() const;
 
  private:
-  std::size_t kept_ = 0, kept_through_ = 0;
+  std::size_t kept_ = 0;
   std::uint64_t dropped_ = 0;
 };
 

@@ -35,8 +35,8 @@ void ExecWatches::handle(int fd, bool hangup) {
     auto ev = w.monitor->handle_one();
     if (!ev) break;
     if (k == kSeccompEventsPerWake - 1) hangup = false;  // more may wait: come back first
-    auto v = violation_of(*ev, guard_.absent_deny);
-    if (v && w.cap.admit(*v)) keep(std::move(*v));
+    auto v = violation_of(*ev);
+    if (v && w.cap.admit()) keep(std::move(*v));
   }
   if (!hangup) return;
   if (auto t = w.cap.summary(); t && !w.taken) keep(std::move(*t));
