@@ -28,6 +28,10 @@ struct ChildConfig {
   std::vector<int> source_fds;                 // scratch: one slot per op, filled by the child
 
   landlock::Ruleset landlock;                  // abi 0: not applied
+  // Landlock's denials are read from the audit log (enforce/landlock_denials.hpp): right after
+  // restricting itself, init makes one write Landlock refuses, which names its domain there.
+  bool landlock_beacon = false;
+  int audit_fd = -1;                           // the parent's audit listener: closed at once
   const SeccompProgram* seccomp = nullptr;     // loaded last; owned by the parent's cache
   bool seccomp_listener = false;               // hand a notification fd to the parent
 

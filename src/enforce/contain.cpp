@@ -237,6 +237,7 @@ void child_main(ChildConfig& c) {
   // Without this copy of the parent's end, a parent that died before PDEATHSIG was set would
   // leave wait_for_parent() blocked instead of reading EOF.
   if (c.parent_ctl_fd >= 0) close(c.parent_ctl_fd);
+  if (c.audit_fd >= 0) close(c.audit_fd);
   trace(c, "cloned");
   check(c, SetupStep::id_maps, ident::write_self_id_maps(c.uid, c.gid));
   trace(c, "id-maps");
@@ -273,6 +274,12 @@ void child_main(ChildConfig& c) {
   int landlock_err = landlock::apply_ruleset(c.landlock, &failed_rule);
   trace(c, "privileges");
   check(c, SetupStep::landlock, landlock_err, static_cast<std::uint32_t>(failed_rule + 1));
+  if (c.landlock_beacon) {
+    // /proc is mounted writable and never in Landlock's writable set: refused, and logged
+    // with this process's pid and domain. Opening writes nothing even if it were allowed.
+    int fd = open("/proc/self/comm", O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) close(fd);
+  }
   trace(c, "landlock");
   load_seccomp(c);
   trace(c, "seccomp");

@@ -3,6 +3,7 @@
 
 #include <seccomp.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <string_view>
 
@@ -13,9 +14,8 @@
 namespace corral {
 namespace {
 
-// Records of domains not named yet are held this long at most (a domain's first record comes
-// in the same event as its first denial, so the wait is short); beyond it they are dropped.
-constexpr std::size_t kMaxPending = 4096;
+// ACCESS records held before the beacon: its own come right before its SYSCALL record.
+constexpr std::size_t kRecentBeforeBeacon = 256;
 
 // "1796069581.876:3" -> the record's time.
 std::string time_of(const std::string& serial) {
@@ -40,49 +40,39 @@ std::string syscall_name(const audit::Record& sc) {
 
 }  // namespace
 
-void LandlockDenials::keep(Access a) {
-  if (kept_.size() >= kMaxTrappedViolations) {
-    ++dropped_;
-    return;
-  }
-  kept_.push_back(std::move(a));
-}
-
 void LandlockDenials::add(const audit::Record& r) {
-  if (r.type == audit::kLandlockDomain) {
-    auto domain = audit::field(r.body, "domain");
-    auto status = audit::field(r.body, "status");
-    auto pid = audit::field(r.body, "pid");
-    if (!domain || !status || *status != "allocated" || !pid) return;
-    bool mine = std::atol(pid->c_str()) == static_cast<long>(init_pid_);
-    (mine ? ours_ : foreign_).insert(*domain);
-    auto it = pending_.find(*domain);
-    if (it == pending_.end()) return;
-    pending_count_ -= it->second.size();
-    if (mine)
-      for (auto& a : it->second) keep(std::move(a));
-    pending_.erase(it);
-    return;
-  }
   if (r.type == audit::kLandlockAccess) {
     auto domain = audit::field(r.body, "domain");
-    if (!domain || foreign_.count(*domain)) return;
-    Access a{r.serial, *domain, r.body};
-    if (ours_.count(*domain)) {
-      keep(std::move(a));
-    } else if (pending_count_ < kMaxPending) {
-      pending_[*domain].push_back(std::move(a));
-      ++pending_count_;
+    if (!domain) return;
+    if (!domain_) {
+      recent_.push_back({r.serial, *domain, r.body});
+      if (recent_.size() > kRecentBeforeBeacon) recent_.pop_front();
+      return;
+    }
+    if (*domain != *domain_) return;  // another sandbox's, or a domain the command stacked
+    if (kept_.size() >= kMaxTrappedViolations) {
+      ++dropped_;
+      return;
+    }
+    kept_.push_back({r.serial, *domain, r.body});
+    return;
+  }
+  if (r.type != audit::kSyscall) return;
+  auto pid = audit::field(r.body, "pid");
+  if (!domain_) {
+    // The beacon: the init's own refused write.
+    if (!pid || std::atol(pid->c_str()) != static_cast<long>(init_pid_)) return;
+    for (const Access& a : recent_)
+      if (a.serial == r.serial) domain_ = a.domain;
+    if (domain_) {
+      beacon_serial_ = r.serial;
+      recent_.clear();
     }
     return;
   }
-  if (r.type == audit::kSyscall) {
-    // The event's SYSCALL record follows its Landlock records: which call, by which program.
-    bool wanted = !kept_.empty() && kept_.back().serial == r.serial;
-    for (const auto& [d, list] : pending_)
-      if (!list.empty() && list.back().serial == r.serial) wanted = true;
-    if (wanted && syscalls_.size() < kMaxTrappedViolations) syscalls_.emplace(r.serial, r);
-  }
+  // The event's SYSCALL record follows its ACCESS records: which call, by which program.
+  if (!kept_.empty() && kept_.back().serial == r.serial && !calls_.count(r.serial))
+    calls_[r.serial] = Call{syscall_name(r), audit::field(r.body, "comm", true).value_or("")};
 }
 
 std::vector<Violation> LandlockDenials::violations() const {
@@ -102,13 +92,11 @@ std::vector<Violation> LandlockDenials::violations() const {
       v.subject = at == std::string_view::npos ? blockers : std::string(rest.substr(at + 1));
     }
     v.detail = fmt::format("{} refused by Landlock (EACCES)", blockers);
-    if (auto sc = syscalls_.find(a.serial); sc != syscalls_.end()) {
-      std::string call = syscall_name(sc->second);
-      auto comm = audit::field(sc->second.body, "comm", /*may_be_hex=*/true);
-      if (!call.empty()) v.detail += " in " + call;
-      if (comm) v.detail += " by " + *comm;
+    if (auto c = calls_.find(a.serial); c != calls_.end()) {
+      if (!c->second.name.empty()) v.detail += " in " + c->second.name;
+      if (!c->second.comm.empty()) v.detail += " by " + c->second.comm;
     }
-    out.push_back(std::move(v));
+    out.push_back(printable_violation(std::move(v)));
   }
   if (dropped_ > 0)
     out.push_back({"truncated", now_rfc3339(), "landlock",

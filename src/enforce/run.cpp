@@ -190,6 +190,10 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
                                "but this kernel cannot report them (no SECCOMP_RET_USER_NOTIF)");
   }
 
+  if (exe->audit_) {
+    cfg.landlock_beacon = true;
+    cfg.audit_fd = exe->audit_->fd();
+  }
   cfg.argv_storage = request.argv;
   const auto host_env = request.host_env.empty() ? current_environment() : request.host_env;
   auto overlay = request.env_overlay;
@@ -302,6 +306,8 @@ void Execution::watch_landlock_denials(int landlock_abi) {
   audit_lost_at_start_ = st->lost;
   for (auto& line : rec.not_observed)
     if (line == kEaccesWritesNotObserved) line = kModeWritesNotObserved;
+  rec.not_observed.push_back("landlock denials by a domain the command stacks on its own: the "
+                             "kernel logs them under that domain (or not at all)");
 }
 
 void Execution::collect_landlock_denials() {
@@ -314,6 +320,10 @@ void Execution::collect_landlock_denials() {
                   audit_->read_until_marker(token, std::chrono::milliseconds(500), records);
   for (const auto& r : records) landlock_denials_->add(r);
   for (auto& v : landlock_denials_->violations()) record_.violations.push_back(std::move(v));
+  if (!landlock_denials_->identified())
+    record_.not_observed.push_back(
+        "landlock denials: the sandbox's Landlock domain was not found in the audit log (its "
+        "init's beacon record did not come); none are recorded");
   if (!complete)
     record_.not_observed.push_back(
         "landlock denials: the audit log did not confirm that it delivered every record (its "

@@ -56,17 +56,6 @@ Violation read_violation(const SeccompEvent& ev) {
                       "or empty)", ev.write->read_deny));
 }
 
-// The path comes from the caller's memory: any bytes, any length. The record gets valid UTF-8
-// (stray bytes as "\xNN") of bounded size, so a hostile name can neither break the JSON
-// (nlohmann throws on invalid UTF-8) nor bloat a message.
-Violation printable(Violation v) {
-  constexpr std::size_t kMaxSubject = 512;
-  if (v.subject.size() > kMaxSubject) v.subject = v.subject.substr(0, kMaxSubject) + "...";
-  v.subject = json_text(v.subject);
-  v.detail = json_text(v.detail);
-  return v;
-}
-
 std::optional<Violation> raw_violation_of(const SeccompEvent& ev) {
   if (ev.refused) return seccomp_violation(ev);
   if (!ev.write) return std::nullopt;
@@ -77,10 +66,21 @@ std::optional<Violation> raw_violation_of(const SeccompEvent& ev) {
 
 }  // namespace
 
+// The path comes from the caller's memory: any bytes, any length. The record gets valid UTF-8
+// (stray bytes as "\xNN") of bounded size, so a hostile name can neither break the JSON
+// (nlohmann throws on invalid UTF-8) nor bloat a message.
+Violation printable_violation(Violation v) {
+  constexpr std::size_t kMaxSubject = 512;
+  if (v.subject.size() > kMaxSubject) v.subject = v.subject.substr(0, kMaxSubject) + "...";
+  v.subject = json_text(v.subject);
+  v.detail = json_text(v.detail);
+  return v;
+}
+
 std::optional<Violation> violation_of(const SeccompEvent& ev) {
   auto v = raw_violation_of(ev);
   if (!v) return v;
-  return printable(std::move(*v));
+  return printable_violation(std::move(*v));
 }
 
 

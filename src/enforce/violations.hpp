@@ -21,6 +21,10 @@ namespace corral {
 // path.
 std::optional<Violation> violation_of(const SeccompEvent& ev);
 
+// `v` with its subject and detail made valid UTF-8 (stray bytes as "\xNN") and the subject
+// bounded: for anything that carries names the sandbox chose (paths, program names).
+Violation printable_violation(Violation v);
+
 // What no sandbox records, for `not_observed` (run records and `inspect`).
 inline constexpr const char* kReadsNotObserved =
     "filesystem reads: a read_deny path is masked (EACCES, not found or empty) and attempts "

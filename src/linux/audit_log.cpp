@@ -152,9 +152,10 @@ Result<Listener> Listener::open() {
 }
 
 bool Listener::read_available(std::vector<Record>& out) {
-  std::vector<char> buf(16384);
-  for (;;) {
-    ssize_t n = recv(sock_.get(), buf.data(), buf.size(), 0);
+  std::vector<char> buf(65536);
+  // A bounded batch per call, so a flood cannot keep the caller's loop from its other work.
+  for (int batch = 0; batch < 256; ++batch) {
+    ssize_t n = recv(sock_.get(), buf.data(), buf.size(), MSG_TRUNC);
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == ENOBUFS) {
@@ -162,6 +163,10 @@ bool Listener::read_available(std::vector<Record>& out) {
         continue;
       }
       break;  // EAGAIN: nothing more for now
+    }
+    if (static_cast<std::size_t>(n) > buf.size()) {
+      overflowed_ = true;  // a record larger than any the kernel writes: count it as lost
+      continue;
     }
     int remaining = static_cast<int>(n);
     for (auto* h = reinterpret_cast<nlmsghdr*>(buf.data()); NLMSG_OK(h, remaining);

@@ -50,8 +50,8 @@ class Listener {
   static Result<Listener> open();
 
   int fd() const { return sock_.get(); }
-  // Appends every record waiting (non-blocking). False once the socket overflowed (ENOBUFS):
-  // records were lost in between.
+  // Appends the records waiting, at most a batch (non-blocking). False once the socket
+  // overflowed (ENOBUFS) or carried a record too large to read: records were lost.
   bool read_available(std::vector<Record>& out);
   // Logs a user-space record (AUDIT_TRUSTED_APP, needs CAP_AUDIT_WRITE) whose text contains
   // `token`: the kernel delivers records in order, so once it comes back every record logged
