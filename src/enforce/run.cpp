@@ -323,7 +323,8 @@ void Execution::collect_landlock_denials() {
   if (!landlock_denials_->identified())
     record_.not_observed.push_back(
         "landlock denials: the sandbox's Landlock domain was not found in the audit log (its "
-        "init's beacon record did not come); none are recorded");
+        "init's beacon event came without a SYSCALL record naming the init, e.g. because a "
+        "`-a task,never` audit rule turns syscall records off); none are recorded");
   if (!complete)
     record_.not_observed.push_back(
         "landlock denials: the audit log did not confirm that it delivered every record (its "
