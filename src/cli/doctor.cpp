@@ -11,6 +11,7 @@
 
 #include "cli/exit_status.hpp"
 #include "cli/verbs.hpp"
+#include "linux/audit_log.hpp"
 #include "linux/probe.hpp"
 
 namespace corral::cli {
@@ -71,8 +72,35 @@ nlohmann::ordered_json features_json(const Features& f) {
   };
 }
 
+// Whether `corral run` can record Landlock's own refusals: they are in the kernel audit log
+// (ABI 7+), which only a reader with CAP_AUDIT_READ may follow, and only while audit is on.
+FeatureCheck landlock_audit_check(int landlock_abi) {
+  FeatureCheck c{"landlock.audit", Severity::warning, "", ""};
+  if (landlock_abi < 7) {
+    c.detail = "Landlock ABI " + std::to_string(landlock_abi) + " does not log its refusals";
+    c.fix = "upgrade to Linux >= 6.15 (Landlock ABI 7) to have them recorded";
+    return c;
+  }
+  auto listener = audit::Listener::open();
+  if (!listener) {
+    c.detail = "Landlock's own refusals are not recorded: " + listener.error().message;
+    c.fix = "run corral as root to have them recorded (the record says so otherwise)";
+    return c;
+  }
+  auto st = audit::status();
+  if (!st || !st->enabled) {
+    c.detail = "Landlock's own refusals are not recorded: the kernel audit subsystem is off";
+    c.fix = "`auditctl -e 1` (or an auditd) turns it on; corral leaves that to the host";
+    return c;
+  }
+  c.severity = Severity::ok;
+  c.detail = "Landlock's own refusals are read from the kernel audit log";
+  return c;
+}
+
 int run_doctor(bool json) {
   Features f = probe_features(ProbeDepth::thorough);
+  f.checks.push_back(landlock_audit_check(f.landlock_abi));
   std::vector<std::string> errors, warnings;
   for (const FeatureCheck& c : f.checks) {
     if (c.severity == Severity::error) errors.push_back(one_line(c));

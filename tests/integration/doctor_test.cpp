@@ -6,6 +6,7 @@
 #include <string>
 
 #include "integration/cli_support.hpp"
+#include "linux/audit_log.hpp"
 
 namespace corral::test {
 namespace {
@@ -25,7 +26,8 @@ const char* const kCheckNames[] = {"userns",
                                    "overlayfs",
                                    "clone3",
                                    "pidfd",
-                                   "mount_api"};
+                                   "mount_api",
+                                   "landlock.audit"};
 
 TEST(Doctor, TextListsEveryCheckAndExitsZeroHere) {
   CliResult r = run_corral({"doctor"});
@@ -36,7 +38,7 @@ TEST(Doctor, TextListsEveryCheckAndExitsZeroHere) {
         << r.out;
   // This machine has every hard requirement; only degraded items may be flagged.
   EXPECT_EQ(r.out.find("ERROR"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("16 checks:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("17 checks:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("0 errors"), std::string::npos) << r.out;
   // Every line that is not ok carries its fix.
   size_t pos = 0;
@@ -78,6 +80,31 @@ TEST(Doctor, JsonHasErrorsWarningsChecksAndFeatures) {
   EXPECT_EQ(f.at("seccomp_filter"), true);
   EXPECT_TRUE(f.at("cgroup_v1_controllers").is_array());
   EXPECT_TRUE(f.at("cgroup_v2_controllers").is_array());
+}
+
+// Whether Landlock's own refusals can be recorded: never for an unprivileged user (no
+// CAP_AUDIT_READ); as root, while the host's audit is on.
+TEST(Doctor, SaysWhetherLandlockRefusalsCanBeRecorded) {
+  CliResult r = run_corral({"doctor", "--json"});
+  nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  nlohmann::json check;
+  for (const auto& c : j.at("checks"))
+    if (c.at("name") == "landlock.audit") check = c;
+  ASSERT_FALSE(check.is_null()) << j.at("checks").dump();
+  const std::string detail = check.at("detail");
+  if (unprivileged_lane()) {
+    EXPECT_EQ(check.at("status"), "warning") << check.dump();
+    EXPECT_NE(detail.find("needs CAP_AUDIT_READ"), std::string::npos) << detail;
+    return;
+  }
+  auto audit_on = audit::status();
+  ASSERT_TRUE(audit_on) << audit_on.error().message;
+  EXPECT_EQ(check.at("status"), audit_on->enabled ? "ok" : "warning") << check.dump();
+  EXPECT_NE(detail.find(audit_on->enabled ? "read from the kernel audit log"
+                                          : "audit subsystem is off"),
+            std::string::npos)
+      << detail;
 }
 
 TEST(Doctor, RejectsUnknownFlag) {
