@@ -27,7 +27,6 @@
 #include "enforce/violations.hpp"
 #include "linux/fd_passing.hpp"
 #include "linux/probe.hpp"
-#include "enforce/seccomp_cache.hpp"
 #include "linux/seccomp.hpp"
 #include "linux/process.hpp"
 #include "policy/show.hpp"
@@ -163,7 +162,7 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
                                "this kernel has " + std::to_string(features->landlock_abi));
   for (const auto& op : cfg.plan.ops)
     exe->op_descriptions_.push_back(fmt::format("{} {}", mount_op_kind_name(op.kind), op.target));
-  // The filter is compiled here (cached on disk, seccomp_cache.hpp) and only loaded by the child.
+  // The filter is compiled here (cached per process) and only loaded by the child.
   SeccompOptions seccomp_opts;
   seccomp_opts.notify = features->seccomp_user_notif;
   seccomp_opts.profile = request.policy.process.seccomp_base == "strict"
@@ -178,7 +177,7 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   if (request.policy.network.mode == NetMode::allowlist &&
       !request.policy.network.allow_local_binding)
     seccomp_opts.extra_blocked.push_back("listen");
-  auto seccomp = cached_seccomp_filter(seccomp_opts);
+  auto seccomp = compile_seccomp_filter(seccomp_opts);
   if (!seccomp) return std::move(seccomp).error();
   cfg.seccomp = &*seccomp;
   cfg.seccomp_listener = seccomp->needs_listener;

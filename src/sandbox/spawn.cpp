@@ -25,7 +25,6 @@
 #include "linux/probe.hpp"
 #include "linux/proc_identity.hpp"
 #include "linux/process.hpp"
-#include "enforce/seccomp_cache.hpp"
 #include "linux/seccomp.hpp"
 #include "sandbox/egress_keeper.hpp"
 #include "sandbox/sandbox_cgroup.hpp"
@@ -150,7 +149,7 @@ Result<Spawned> spawn_supervisor(const SpawnRequest& req) {
   // As in `corral run`: behind an allowlist, servers need network.allow_local_binding.
   if (req.policy.network.mode == NetMode::allowlist && !req.policy.network.allow_local_binding)
     so.extra_blocked.push_back("listen");
-  auto seccomp = cached_seccomp_filter(so);
+  auto seccomp = compile_seccomp_filter(so);
   if (!seccomp) return std::move(seccomp).error();
   cfg.seccomp = &*seccomp;
   cfg.cwd = req.policy.workspace;
