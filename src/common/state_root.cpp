@@ -8,7 +8,12 @@
 namespace corral {
 
 Result<std::string> corral_state_root() {
-  if (const char* h = std::getenv("CORRAL_HOME"); h && *h) return std::string(h);
+  if (const char* h = std::getenv("CORRAL_HOME"); h && *h) {
+    if (*h != '/')
+      return make_error(Errc::invalid_input,
+                        std::string("CORRAL_HOME must be an absolute path, not \"") + h + "\"");
+    return std::string(h);
+  }
   if (geteuid() == 0) return std::string("/var/lib/corral");
   if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x == '/') return std::string(x) + "/corral";
   if (const char* home = std::getenv("HOME"); home && *home == '/')

@@ -63,9 +63,16 @@ std::vector<std::string> unprotected_write_deny(const EffectivePolicy& policy) {
 }
 
 FsGuard fs_guard_for(const MountPlan& plan, const EffectivePolicy& policy,
-                     std::vector<std::string> absent_deny) {
+                     std::vector<std::string> absent_deny, const std::string& state_root) {
   FsGuard g;
   g.absent_deny = std::move(absent_deny);
+  g.keep_in_place = policy.filesystem.write_deny;
+  g.keep_in_place.insert(g.keep_in_place.end(), policy.filesystem.write_deny_names.begin(),
+                         policy.filesystem.write_deny_names.end());
+  if (!state_root.empty() && state_root != "/") {
+    g.keep_in_place.push_back(state_root);
+    if (!path_exists(state_root)) g.absent_deny.push_back(state_root);
+  }
   g.watch_reads = policy.filesystem.watch_reads;
   if (!g.watch_reads) return g;
   for (const auto& op : plan.ops) {

@@ -65,9 +65,10 @@ MountPlan build_mount_plan(const EffectivePolicy& policy, const MountPlanOptions
 std::vector<std::string> unprotected_write_deny(const EffectivePolicy& policy);
 
 // What the seccomp monitor guards beyond the mounts (linux/fs_guard.hpp): `absent_deny` (from
-// unprotected_write_deny()), and with filesystem.watch_reads the plan's masks and other mount
-// points.
+// unprotected_write_deny(), plus corral's state directory `state_root` if it does not exist
+// yet: a sandbox must not create it), every write_deny path and the state directory kept in
+// place, and with filesystem.watch_reads the plan's masks and other mount points.
 FsGuard fs_guard_for(const MountPlan& plan, const EffectivePolicy& policy,
-                     std::vector<std::string> absent_deny);
+                     std::vector<std::string> absent_deny, const std::string& state_root);
 
 }  // namespace corral

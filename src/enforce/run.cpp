@@ -149,6 +149,7 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
   cfg.gid = getgid();
   cfg.private_network = request.policy.network.mode != NetMode::all;
   auto state_root = corral_state_root();
+  if (!state_root) return std::move(state_root).error();  // e.g. a relative CORRAL_HOME
   cfg.plan = build_mount_plan(request.policy,
                               MountPlanOptions{cfg.private_network, request.workspace_layer,
                                                state_root ? *state_root : ""});
@@ -206,7 +207,8 @@ Result<std::unique_ptr<Execution>> start_run(RunRequest request) {
                                  ": reachable through the proxy only (no transparent mode for "
                                  "addresses, localhost or past the name limit)");
   }
-  exe->fs_guard_ = fs_guard_for(cfg.plan, request.policy, std::move(absent_deny));
+  exe->fs_guard_ = fs_guard_for(cfg.plan, request.policy, std::move(absent_deny),
+                                state_root ? *state_root : "");
   cfg.env_storage = build_child_env(request.policy.env, host_env, overlay);
   cfg.cwd = request.cwd.empty() ? request.policy.workspace : request.cwd;
   cfg.fallback_cwd = request.policy.workspace;

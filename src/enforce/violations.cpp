@@ -37,6 +37,12 @@ Violation filesystem_violation(const SeccompEvent& ev, const std::string& what) 
 // A write-type call that the filesystem view refuses (the kernel fails it itself), or that
 // reaches an absent write_deny path (corral's monitor fails it).
 Violation write_violation(const SeccompEvent& ev) {
+  if (!ev.write->unmoors.empty())
+    return filesystem_violation(
+        ev, fmt::format("moves, replaces or removes the way to {} (a write_deny path or corral's "
+                        "state directory), which could then be re-created without its "
+                        "protection; refused by corral with EROFS",
+                        ev.write->unmoors));
   if (!ev.write->absent_deny.empty())
     return filesystem_violation(
         ev, fmt::format("under write_deny {}, which did not exist when the sandbox started (no "

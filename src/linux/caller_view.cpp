@@ -139,8 +139,11 @@ std::optional<std::string> Caller::absolute(int dirfd, const std::string& path) 
   std::string norm = normal(joined);
   std::string translated = through_proc_links(norm);
   // The kernel takes a ".." after a symlink from where the link led, not lexically: checks
-  // that resolve the path use this form (unless it went through /proc, now translated).
-  raw_of_[translated] = translated != norm ? translated : joined;
+  // that resolve the path use this form, unless it goes through /proc or /dev/fd (magic links
+  // we cannot follow ourselves; normal() and through_proc_links() translated those).
+  const bool magic = translated != norm || joined.find("/proc/") != std::string::npos ||
+                     joined.starts_with("/dev/fd");
+  raw_of_[translated] = magic ? translated : joined;
   return translated;
 }
 

@@ -40,6 +40,8 @@ class Caller {
   // The not-lexically-normalized form of a path absolute() returned ("a/link/../x"), for
   // resolving it as the kernel does; `path` itself if there is none.
   std::string raw_of(const std::string& path) const;
+  // Records `raw` as the raw form of `path` (for a path a check derived, e.g. a symlink's target).
+  void remember_raw(const std::string& path, const std::string& raw) const { raw_of_[path] = raw; }
   // Some argument (a path, a dirfd's target) could not be read: the check knows nothing.
   bool unreadable() const { return unreadable_; }
 

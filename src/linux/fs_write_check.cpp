@@ -52,11 +52,20 @@ std::string open_flags_text(std::uint64_t flags) {
   return out;
 }
 
+// Every prediction below resolves a path as the kernel will: in the caller's root, with a ".."
+// after a symlink taken from where the link led (Caller::raw_of), never lexically.
+UniqueFd resolve_raw(const Caller& c, const std::string& abs, bool follow) {
+  return c.resolve(c.raw_of(abs), follow);
+}
+UniqueFd resolve_raw_parent(const Caller& c, const std::string& abs) {
+  return c.resolve(parent_of(c.raw_of(abs)), true);
+}
+
 // Creating a name (mkdir, symlink, link, mknod, O_CREAT of a new file): refused when the
 // directory it goes in is read-only and the name does not exist yet (else EEXIST comes first).
 bool create_refused(const Caller& c, const std::string& abs) {
-  if (c.resolve(abs, false).valid()) return false;
-  return on_readonly_mount(c.resolve(parent_of(abs), true));
+  if (resolve_raw(c, abs, false).valid()) return false;
+  return on_readonly_mount(resolve_raw_parent(c, abs));
 }
 
 std::optional<std::uint64_t> mount_id(const UniqueFd& fd) {
@@ -70,9 +79,9 @@ std::optional<std::uint64_t> mount_id(const UniqueFd& fd) {
 // Removing or renaming a name: refused when it exists in a read-only directory (EROFS), or is
 // itself a mount point, as a write_deny file bound read-only over itself is (EBUSY).
 std::string remove_refused(const Caller& c, const std::string& abs) {
-  UniqueFd target = c.resolve(abs, false);
+  UniqueFd target = resolve_raw(c, abs, false);
   if (!target.valid()) return "";
-  UniqueFd parent = c.resolve(parent_of(abs), true);
+  UniqueFd parent = resolve_raw_parent(c, abs);
   if (on_readonly_mount(parent)) return "EROFS";
   auto a = mount_id(target), b = mount_id(parent);
   if (a && b && *a != *b) return "EBUSY";
@@ -80,18 +89,26 @@ std::string remove_refused(const Caller& c, const std::string& abs) {
 }
 
 // Where an open of `abs` lands when it follows a final symlink: O_CREAT through a dangling
-// link creates the link's target, which is the path that matters (and is recorded).
+// link creates the link's target, which is the path that matters (and is recorded). The raw
+// form of the result (a target "../x" taken from where the link is) is remembered in `c`.
 std::string final_target(const Caller& c, std::string abs) {
+  std::string raw = c.raw_of(abs);
   for (int hops = 0; hops < 40; ++hops) {  // the kernel's own limit (ELOOP)
-    UniqueFd link = c.resolve(abs, false);
+    UniqueFd link = c.resolve(raw, false);
     struct stat st;
-    if (!link.valid() || fstat(link.get(), &st) != 0 || !S_ISLNK(st.st_mode)) return abs;
+    if (!link.valid() || fstat(link.get(), &st) != 0 || !S_ISLNK(st.st_mode)) break;
     char buf[PATH_MAX];
     ssize_t n = readlinkat(link.get(), "", buf, sizeof buf - 1);
-    if (n <= 0) return abs;
+    if (n <= 0) break;
     std::string target(buf, static_cast<size_t>(n));
+    std::string joined = target[0] == '/' ? target : parent_of(raw) + "/" + target;
     abs = c.through_proc_links(normal(target[0] == '/' ? target : parent_of(abs) + "/" + target));
+    // Through /proc: translated (and normal). Otherwise kept raw for resolving.
+    raw = abs.starts_with("/proc/") || joined.starts_with("/proc/") || joined.starts_with("/dev/fd")
+              ? abs
+              : joined;
   }
+  c.remember_raw(abs, raw);
   return abs;
 }
 
@@ -105,10 +122,10 @@ std::optional<FsWriteCheck> check_open(const Caller& c, const std::string& op, i
   FsWriteCheck out{fmt::format("{}({})", op, open_flags_text(flags)), *abs, false, "EROFS"};
   out.read_only_open = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC));
   if ((flags & O_TMPFILE) == O_TMPFILE) {  // an unnamed file in the directory `path`
-    out.refused = on_readonly_mount(c.resolve(*abs, true));
+    out.refused = on_readonly_mount(resolve_raw(c, *abs, true));
     return out;
   }
-  UniqueFd target = c.resolve(*abs, !(flags & O_NOFOLLOW));
+  UniqueFd target = resolve_raw(c, *abs, !(flags & O_NOFOLLOW));
   // An existing file is written only with a write access mode or O_TRUNC (openat2 is trapped
   // whatever its flags, and O_RDONLY|O_CREAT of an existing file writes nothing).
   bool writes_existing = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
@@ -140,12 +157,12 @@ std::optional<FsWriteCheck> check_rename(const Caller& c, const std::string& op,
   if (!to) return from;
   // The target may exist (it is replaced) or not: its directory matters, and a target that is a
   // mount point (a write_deny file) cannot be replaced.
-  if (!c.resolve(from->path, false).valid()) return from;
-  UniqueFd to_dir = c.resolve(parent_of(*to), true);
+  if (!resolve_raw(c, from->path, false).valid()) return from;
+  UniqueFd to_dir = resolve_raw_parent(c, *to);
   if (on_readonly_mount(to_dir)) return FsWriteCheck{op, *to, true, "EROFS"};
   // A rename across mounts (EXDEV) is no violation: mv copies instead, as on any host.
   auto to_mnt = mount_id(to_dir);
-  if (UniqueFd target = c.resolve(*to, false); target.valid()) {
+  if (UniqueFd target = resolve_raw(c, *to, false); target.valid()) {
     auto t = mount_id(target);
     if (t && to_mnt && *t != *to_mnt) return FsWriteCheck{op, *to, true, "EBUSY"};
   }
@@ -162,9 +179,9 @@ std::optional<FsWriteCheck> check_link(const Caller& c, const std::string& op, i
   if (!to || to->refused) return to;
   auto from = c.path_arg(olddir, old_addr);
   if (!from) return to;
-  auto a = mount_id(c.resolve(*from, follow));
-  auto b = mount_id(c.resolve(parent_of(to->path), true));
-  if (a && b && *a != *b && !c.resolve(to->path, false).valid()) {
+  auto a = mount_id(resolve_raw(c, *from, follow));
+  auto b = mount_id(resolve_raw_parent(c, to->path));
+  if (a && b && *a != *b && !resolve_raw(c, to->path, false).valid()) {
     to->refused = true;
     to->error = "EXDEV";
     to->path = *from;
@@ -177,7 +194,7 @@ std::optional<FsWriteCheck> check_inode(const Caller& c, const std::string& op, 
                                         std::uint64_t path_addr, bool follow) {
   auto abs = c.path_arg(dirfd, path_addr);
   if (!abs) return std::nullopt;
-  return FsWriteCheck{op, *abs, write_refused(c.resolve(*abs, follow)), "EROFS"};
+  return FsWriteCheck{op, *abs, write_refused(resolve_raw(c, *abs, follow)), "EROFS"};
 }
 
 int dirfd_arg(std::uint64_t v) { return static_cast<int>(static_cast<std::uint32_t>(v)); }
@@ -210,6 +227,47 @@ std::string reached_deny(const Caller& c, const std::string& path, bool grafts,
     top.push_back(c.resolve(d, true));
     if (top[0].valid() && first_mark_above(dir, top) == 0) return d;
   }
+  return "";
+}
+
+// The identities of the names on the way to each keep_in_place path (directories, and
+// symlinks as themselves), learned once per sandbox and shared (fs_guard.hpp).
+const FsGuard::Ids& learn_ways(const Caller& c, const FsGuard& g) {
+  FsGuard::Ids& ids = *g.ids;
+  if (ids.ways_known) return ids;
+  auto add = [&](const UniqueFd& fd, bool dirs, size_t i) {
+    struct stat st;
+    if (fd.valid() && fstat(fd.get(), &st) == 0 &&
+        ((dirs && S_ISDIR(st.st_mode)) || S_ISLNK(st.st_mode))) {
+      ids.ways.push_back({st.st_dev, st.st_ino});
+      ids.ways_to.push_back(i);
+    }
+  };
+  for (size_t i = 0; i < g.keep_in_place.size(); ++i) {
+    // The path itself only as a symlink (a mount protecting it lands on the link's target and
+    // leaves the name replaceable); otherwise its own mount point refuses (EBUSY).
+    add(c.resolve(g.keep_in_place[i], false), false, i);
+    for (std::string a = parent_of(g.keep_in_place[i]); a != "/"; a = parent_of(a))
+      for (bool follow : {false, true}) add(c.resolve(a, follow), true, i);
+  }
+  ids.ways_known = true;
+  return ids;
+}
+
+// Which keep_in_place path a call that moves, replaces or removes the name `abs` would leave
+// to be re-created unprotected ("" if none): `abs` is on the way to it, by name or (through
+// symlinks and "..") by identity.
+std::string unmoored_keep(const Caller& c, const std::string& abs, const FsGuard& g) {
+  if (g.keep_in_place.empty()) return "";
+  if (c.raw_of(abs) == abs)
+    for (const auto& k : g.keep_in_place)
+      if (k != abs && at_or_beneath(k, abs)) return k;
+  const FsGuard::Ids& ids = learn_ways(c, g);
+  UniqueFd fd = resolve_raw(c, abs, false);
+  struct stat st;
+  if (!fd.valid() || fstat(fd.get(), &st) != 0) return "";
+  for (size_t i = 0; i < ids.ways.size(); ++i)
+    if (ids.ways[i] == FsGuard::Id{st.st_dev, st.st_ino}) return g.keep_in_place[ids.ways_to[i]];
   return "";
 }
 
@@ -266,11 +324,10 @@ std::optional<FsWriteCheck> check_call(const Caller& c, const std::string& s,
 
 }  // namespace
 
-std::optional<FsWriteCheck> check_fs_write(pid_t pid, const std::string& s,
-                                           const std::uint64_t a[6],
-                                           const FsGuard& guard) {
-  Caller c(pid);
-  if (!c.valid()) return std::nullopt;
+namespace {
+
+std::optional<FsWriteCheck> check_with_guard(const Caller& c, const std::string& s,
+                                             const std::uint64_t a[6], const FsGuard& guard) {
   auto out = check_call(c, s, a);
   // An argument we could not read (execute-only memory, a non-dumpable caller's dirfd that an
   // unprivileged monitor cannot follow): with absent write_deny paths to guard, fail closed;
@@ -283,10 +340,29 @@ std::optional<FsWriteCheck> check_fs_write(pid_t pid, const std::string& s,
     blind.absent_deny = "(any: the call's path could not be read to check it)";
     return blind;
   }
-  if (!out || out->refused) return out;
+  if (!out) return out;
   if (out->read_only_open) {
-    if (guard.watch_reads) out->read_deny = read_deny_reached(c, out->path, guard);
+    if (!out->refused && guard.watch_reads) out->read_deny = read_deny_reached(c, out->path, guard);
     return out;
+  }
+  // Moving, replacing or removing the way to a write_deny path or the state directory. Judged
+  // even where the kernel is predicted to refuse: a prediction is only as good as the path
+  // corral read, and these the monitor refuses itself.
+  const bool moves = s == "rename" || s == "renameat" || s == "renameat2";
+  if (moves || s == "unlink" || s == "unlinkat" || s == "rmdir") {
+    const int from_arg = s == "rename" || s == "unlink" || s == "rmdir" ? 0 : 1;
+    const int from_dirfd = from_arg == 0 ? AT_FDCWD : dirfd_arg(a[0]);
+    if (auto from = c.path_arg(from_dirfd, a[from_arg])) {
+      out->unmoors = unmoored_keep(c, *from, guard);
+      if (!out->unmoors.empty()) out->path = *from;  // what would move
+    }
+    else if (c.unreadable() && !guard.keep_in_place.empty())
+      out->unmoors = "(any: the call's path could not be read to check it)";
+    if (out->unmoors.empty() && moves) {
+      const bool two_dirfds = s != "rename";
+      if (auto to = c.path_arg(two_dirfds ? dirfd_arg(a[2]) : AT_FDCWD, a[two_dirfds ? 3 : 1]))
+        out->unmoors = unmoored_keep(c, *to, guard);  // replaced, or (exchange) moved
+    }
   }
   if (guard.absent_deny.empty()) return out;
   const bool grafts = s.starts_with("symlink") || s.starts_with("rename");
@@ -297,6 +373,25 @@ std::optional<FsWriteCheck> check_fs_write(pid_t pid, const std::string& s,
       out->absent_deny = reached_deny(c, *from, true, guard.absent_deny);
       if (!out->absent_deny.empty()) out->path = *from;
     }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<FsWriteCheck> check_fs_write(pid_t pid, const std::string& s,
+                                           const std::uint64_t a[6],
+                                           const FsGuard& guard) {
+  Caller c(pid);
+  if (!c.valid()) return std::nullopt;
+  auto out = check_with_guard(c, s, a, guard);
+  // Named as the caller named it where the lexical form would mislead ("/tmp/l/../x", which
+  // the kernel takes from where the link led, is not "/tmp/x").
+  if (out && c.raw_of(out->path) != out->path) {
+    const std::string raw = c.raw_of(out->path);
+    UniqueFd lexical_dir = c.resolve(parent_of(out->path), true);
+    UniqueFd raw_dir = c.resolve(parent_of(raw), true);
+    if (raw_dir.valid() && !same_inode(lexical_dir, raw_dir)) out->path = raw;
   }
   return out;
 }

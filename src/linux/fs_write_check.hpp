@@ -32,6 +32,9 @@ struct FsWriteCheck {
   // A write_deny path that did not exist at start (no mount protects it) which this call would
   // create, graft (a symlink or a renamed tree at it or above it) or write beneath; "" if none.
   std::string absent_deny;
+  // A keep_in_place path (fs_guard.hpp) this call would move, replace or remove the way to;
+  // "" if none.
+  std::string unmoors;
   // An open for reading only (no write flag, no O_CREAT/O_TRUNC), and, with watch_reads, the
   // read_deny path it reaches ("" if none): the mask makes it fail or read nothing.
   bool read_only_open = false;

@@ -93,11 +93,13 @@ std::optional<SeccompEvent> SeccompMonitor::handle_one() {
 
   // A refused call gets an error, never SECCOMP_USER_NOTIF_FLAG_CONTINUE. A watched write
   // continues and the kernel decides (a read-only mount refuses it), except one that reaches a
-  // write_deny path no mount protects (it did not exist at start): that one we refuse, with the
-  // read-only mount's EROFS. That decision rests on the path we read from the caller's memory;
+  // write_deny path no mount protects (it did not exist at start), or moves or removes the way
+  // to a write_deny path or the state directory: those we refuse, with a read-only mount's
+  // EROFS, whatever the kernel was predicted to do. That decision rests on the path we read from the caller's memory;
   // another thread of the caller could change it in between (seccomp_unotify(2)), so against
   // a deliberate racer it is a best effort, where the mounts are not.
-  const bool deny_write = ev.write && !ev.write->refused && !ev.write->absent_deny.empty();
+  const bool deny_write =
+      ev.write && (!ev.write->absent_deny.empty() || !ev.write->unmoors.empty());
   if (deny_write) {
     ev.write->refused = true;
     ev.write->error = "EROFS";

@@ -74,6 +74,9 @@ struct EffectivePolicy {
     std::vector<std::string> read_allow;
     std::vector<std::string> write_allow;   // includes the workspace
     std::vector<std::string> write_deny;
+    // write_deny entries as named (absolute, normal) where that differs from the host path
+    // above, e.g. "<ws>/.git/hooks" when .git is a symlink: the symlink on the way must stay.
+    std::vector<std::string> write_deny_names;
     std::vector<std::string> read_only;
     bool watch_reads = false;
   } filesystem;

@@ -167,6 +167,13 @@ Result<EffectivePolicy> resolve_policy(const Policy& policy, const PolicyContext
     if (!list) return list.error();
     s.to = std::move(*list);
   }
+  for (const std::string& pattern : in.write_deny) {
+    if (is_glob_pattern(pattern)) continue;
+    const std::string named = resolver.absolute(pattern, false);
+    if (std::find(out.write_deny.begin(), out.write_deny.end(), named) == out.write_deny.end())
+      out.write_deny_names.push_back(named);
+  }
+  sort_unique(out.write_deny_names);
   out.watch_reads = in.watch_reads;
   out.write_allow.push_back(e.workspace);  // "." is always writable, listed or not
   sort_unique(out.write_allow);

@@ -93,6 +93,9 @@ ordered_json policy_to_json(const EffectivePolicy& p) {
   fs["read_allow"] = string_array(p.filesystem.read_allow);
   fs["write_allow"] = string_array(p.filesystem.write_allow);
   fs["write_deny"] = string_array(p.filesystem.write_deny);
+  // Absent when empty (the usual case): old hashes stay valid.
+  if (!p.filesystem.write_deny_names.empty())
+    fs["write_deny_names"] = string_array(p.filesystem.write_deny_names);
   fs["read_only"] = string_array(p.filesystem.read_only);
   if (p.filesystem.watch_reads) fs["watch_reads"] = true;  // absent when false: old hashes stay
   j["filesystem"] = std::move(fs);

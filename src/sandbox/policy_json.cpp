@@ -15,6 +15,8 @@ Result<EffectivePolicy> policy_from_json(const nlohmann::json& j) {
     p.filesystem.read_allow = fs.at("read_allow").get<std::vector<std::string>>();
     p.filesystem.write_allow = fs.at("write_allow").get<std::vector<std::string>>();
     p.filesystem.write_deny = fs.at("write_deny").get<std::vector<std::string>>();
+    p.filesystem.write_deny_names =
+        fs.value("write_deny_names", std::vector<std::string>{});
     p.filesystem.read_only = fs.at("read_only").get<std::vector<std::string>>();
     p.filesystem.watch_reads = fs.value("watch_reads", false);
     const auto& net = j.at("network");

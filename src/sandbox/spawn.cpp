@@ -168,7 +168,8 @@ Result<Spawned> spawn_supervisor(const SpawnRequest& req) {
   ctx.logs_dir_fd = logs.get();
   ctx.log_limit_bytes = req.log_limit_bytes;
   if (layer) ctx.layer_lock_fd = layer->lock.fd.get();
-  ctx.fs_guard = fs_guard_for(cfg.plan, req.policy, unprotected_write_deny(req.policy));
+  ctx.fs_guard = fs_guard_for(cfg.plan, req.policy, unprotected_write_deny(req.policy),
+                              root ? *root : "");
   ctx.commands_oom_first = req.policy.limits.memory_bytes.has_value();
   ctx.output_limit_bytes = req.policy.limits.output_bytes;
   cfg.persistent_main = supervisor_main;

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -271,6 +272,98 @@ TEST_F(Escape, CreateAShellRcFileThroughProcAndDotDot) {
   clear_workspace();
   auto ok = attempt("ln -s /proc/self/cwd d && echo fine > d/harmless.txt && cat harmless.txt");
   EXPECT_EQ(ok.out, "fine\n") << ok.err;
+}
+
+// write_deny holds a path, not an inode: moving, replacing or removing what leads to it (a
+// renamed .git, an unlinked or replaced .git symlink) would let the path be re-created
+// unprotected, so corral's monitor refuses those. And a ".." after a symlink (with a decoy
+// of the lexical name) must not get a write past the absent-path check.
+TEST_F(Escape, MoveOrReplaceTheWayToGitHooks) {
+  const std::string ws = ws_.path();
+  struct Case {
+    bool symlinked_git;  // .git -> realgit (else a plain .git)
+    std::string script;
+  };
+  const std::vector<Case> cases = {
+      {false, "mv .git .git.old && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit"},
+      {false, "mkdir other && mv .git other/ && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit"},
+      // renameat2(RENAME_EXCHANGE) of a prepared tree with .git.
+      {false, "mkdir -p x/hooks && echo evil > x/hooks/pre-commit && python3 -c 'import ctypes; "
+              "raise SystemExit(ctypes.CDLL(None).syscall(316, -100, b\"x\", -100, b\".git\", "
+              "2) != 0)'"},
+      {true, "rm .git && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit"},
+      {true, "ln -s /tmp x && mv -T x .git && mkdir -p /tmp/hooks"},
+      {true, "mv realgit r2 && mkdir -p realgit/hooks && echo evil > realgit/hooks/pre-commit"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.script);
+    clear_workspace();
+    const std::string git = ws + (c.symlinked_git ? "/realgit" : "/.git");
+    std::filesystem::create_directories(git + "/hooks");
+    write_file(git + "/config", "[core]\n");
+    if (c.symlinked_git) std::filesystem::create_directory_symlink("realgit", ws + "/.git");
+    auto r = attempt(c.script + " && echo ESCAPED; true");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    expect_refused(r);
+    EXPECT_FALSE(path_exists(ws + "/.git/hooks/pre-commit"));
+    EXPECT_EQ(read_file(ws + "/.git/config"), "[core]\n");
+    if (c.symlinked_git) {
+      EXPECT_EQ(std::filesystem::read_symlink(ws + "/.git").string(), "realgit");
+    }
+    const auto rec = record();
+    bool refused = false;
+    for (const auto& v : rec["violations"])
+      refused = refused || v["detail"].get<std::string>().find("refused by corral with EROFS") !=
+                               std::string::npos;
+    EXPECT_TRUE(refused) << rec["violations"].dump();
+  }
+  // Absent write_deny paths reached through ".." after a symlink, once with a decoy symlink at
+  // the lexical name.
+  for (const std::string& script :
+       {"mkdir -p .git/a/b && ln -s " + ws + "/.git/a/b /tmp/L && echo x > /tmp/L/../../config",
+        "mkdir -p .git/a/b && ln -s " + ws + "/.git/a/b /tmp/L && mkdir /tmp/L/../../hooks",
+        "mkdir -p .git/a t && ln -s " + ws + "/.git/a t/L && ln -s " + ws +
+            "/harmless t/config && echo x > t/L/../config"}) {
+    SCOPED_TRACE(script);
+    attempt_absent_deny_write(script);
+    EXPECT_FALSE(path_exists(ws + "/.git/config"));
+    EXPECT_FALSE(path_exists(ws + "/.git/hooks"));
+  }
+  // Ordinary work in the repository still goes.
+  clear_workspace();
+  std::filesystem::create_directories(ws + "/.git/hooks");
+  auto ok = attempt("mkdir -p src && echo a > src/a && mv src/a src/b && rm src/b && rmdir src && "
+                    "echo fine");
+  EXPECT_EQ(ok.out, "fine\n") << ok.err;
+}
+
+// corral's state directory (sockets and state of persistent sandboxes) is masked in every
+// sandbox; a sandbox whose workspace holds it must not carry the mask away by moving a parent,
+// nor create the directory before corral does.
+TEST_F(Escape, MoveOrCreateCorralsStateDirectory) {
+  const std::string ws = ws_.path();
+  auto run_with_home = [&](const std::string& home, const std::string& script) {
+    CliOptions o{ws};
+    std::map<std::string, std::string> env{{"PATH", "/usr/bin:/bin"}, {"HOME", ws},
+                                           {"CORRAL_HOME", home}};
+    o.env = env;
+    return run_corral({"run", "--workspace", ws, "--record", record_path(), "--", "/bin/sh",
+                       "-c", script + " && echo ESCAPED; true"},
+                      o);
+  };
+  std::filesystem::create_directories(ws + "/sub/state");
+  write_file(ws + "/sub/state/marker", "corral");
+  auto moved = run_with_home(ws + "/sub/state", "mv sub sub2");
+  ASSERT_EQ(moved.exit_code, 0) << moved.err;
+  expect_refused(moved);
+  EXPECT_EQ(read_file(ws + "/sub/state/marker"), "corral");
+  expect_recorded("filesystem", ws + "/sub");
+
+  auto created = run_with_home(ws + "/newstate", "mkdir -p newstate/sandboxes");
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  expect_refused(created);
+  EXPECT_FALSE(path_exists(ws + "/newstate"));
+  expect_recorded("filesystem", ws + "/newstate");
 }
 
 TEST_F(Escape, MakeADeviceNode) {
