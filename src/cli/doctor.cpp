@@ -88,7 +88,13 @@ FeatureCheck landlock_audit_check(int landlock_abi) {
     return c;
   }
   auto st = audit::status();
-  if (!st || !st->enabled) {
+  if (!st) {
+    c.detail = "Landlock's own refusals are not recorded: cannot read the audit status: " +
+               st.error().message;
+    c.fix = "run corral as root with CAP_AUDIT_CONTROL to have them recorded";
+    return c;
+  }
+  if (!st->enabled) {
     c.detail = "Landlock's own refusals are not recorded: the kernel audit subsystem is off";
     c.fix = "`auditctl -e 1` (or an auditd) turns it on; corral leaves that to the host";
     return c;

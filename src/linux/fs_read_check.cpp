@@ -32,18 +32,21 @@ int index_of(const std::vector<FsGuard::Id>& ids, const FsGuard::Id& id) {
 }  // namespace
 
 std::string read_deny_reached(const Caller& c, const std::string& path, const FsGuard& g) {
-  std::string best;
-  bool denied = false;
-  for (const auto& d : g.read_deny)
-    if (at_or_beneath(path, d) && d.size() >= best.size()) best = d, denied = true;
-  for (const auto& a : g.read_allow)
-    if (at_or_beneath(path, a) && a.size() > best.size()) best = a, denied = false;
-  if (denied) return best;
+  // By name, where the name is what the kernel resolves (no ".." after a symlink).
+  const std::string raw = c.raw_of(path);
+  if (raw == path) {
+    std::string best;
+    bool denied = false;
+    for (const auto& d : g.read_deny)
+      if (at_or_beneath(path, d) && d.size() >= best.size()) best = d, denied = true;
+    for (const auto& a : g.read_allow)
+      if (at_or_beneath(path, a) && a.size() > best.size()) best = a, denied = false;
+    if (denied) return best;
+  }
 
   // Other names for the same places (a symlinked parent, ".." after a symlink), resolved as
   // the kernel does: a ".." after a symlink from where the link led (raw_of), not lexically.
   const FsGuard::Ids& ids = learn_ids(c, g);
-  const std::string raw = c.raw_of(path);
   UniqueFd at = c.resolve(raw, true);
   struct stat st;
   if (at.valid() && fstat(at.get(), &st) == 0 && !S_ISDIR(st.st_mode)) {

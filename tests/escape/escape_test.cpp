@@ -412,6 +412,20 @@ TEST_F(Escape, ReadDeniedFileThroughDotDotAfterASymlink) {
                                 "cat /tmp/l/../dir/../dir/secret");
 }
 
+// The other way round: a name that reads lexically as a denied file but leads elsewhere is
+// an ordinary read, and no violation.
+TEST_F(Escape, AReadThatOnlyLooksLikeTheDeniedFileIsNotRecorded) {
+  const std::string ws = ws_.path();
+  std::filesystem::create_directories(ws + "/other/sub");
+  write_file(ws + "/other/secret", "notsecret");
+  write_file(ws + "/secret", "TOPSECRET");
+  std::filesystem::create_directory_symlink(ws + "/other/sub", ws + "/lnk");
+  auto r = attempt("cat lnk/../secret", {"--deny-read", ws + "/secret", "--watch-reads"});
+  EXPECT_EQ(r.out, "notsecret") << r.err;
+  const auto rec = record();
+  for (const auto& v : rec["violations"]) ADD_FAILURE() << v.dump();
+}
+
 TEST_F(Escape, ReadDeniedFileThroughHardLink) {
   expect_refused(attempt("ln " + outside_.path() + "/dir/secret h; cat h"));
   expect_reads_not_observed();
