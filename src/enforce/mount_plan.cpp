@@ -122,11 +122,15 @@ MountPlan build_mount_plan(const EffectivePolicy& policy, const MountPlanOptions
     user.push_back({{MountOpKind::bind_ro, p, p, is_directory(p), 0, false, "read_allow"}, 3});
   const std::string& state = options.hide_state;
   if (!state.empty() && state != "/" && is_directory(state) &&
-      std::none_of(user.begin(), user.end(), [&](const UserMount& u) {
-        return u.op.target == state || is_inside(u.op.target, state);
-      }))
-    user.push_back({{MountOpKind::deny_dir, "", state, true, 0, false,
+      std::none_of(user.begin(), user.end(), [&](const UserMount& u) { return u.op.target == state; })) {
+    // A path the policy mounts inside it stays reachable through a traverse-only mask, as a
+    // read_allow inside a read_deny does; the rest stays hidden.
+    const bool reopened = std::any_of(user.begin(), user.end(), [&](const UserMount& u) {
+      return is_inside(u.op.target, state);
+    });
+    user.push_back({{MountOpKind::deny_dir, "", state, true, reopened ? 0111u : 0u, false,
                      "corral's state (persistent sandboxes' sockets)"}, 2});
+  }
 
   std::stable_sort(user.begin(), user.end(), [](const UserMount& a, const UserMount& b) {
     size_t da = depth(a.op.target), db = depth(b.op.target);

@@ -45,8 +45,9 @@ struct MountPlanOptions {
   // an overlay with LAYER/upper and LAYER/work instead of a writable bind.
   std::string workspace_layer;
   // corral's own state directory: hidden like a read_deny directory (it holds the sockets of
-  // persistent sandboxes, which would take commands from anyone who can connect), unless a
-  // path the policy mounts lies inside it. Empty or absent: nothing to hide.
+  // persistent sandboxes, which would take commands from anyone who can connect), unless the
+  // policy mounts it itself; paths the policy mounts inside it stay reachable (a traverse-only
+  // mask). Empty or absent: nothing to hide.
   std::string hide_state;
 };
 

@@ -69,6 +69,26 @@ TEST_F(MountPlanTest, HostNetworkKeepsHostSysfsReadOnly) {
   EXPECT_EQ(index_of(plan, MountOpKind::sysfs, "/sys"), -1);
 }
 
+// corral's state directory is masked in every sandbox; a path the policy mounts inside it
+// leaves the mask traverse-only (that path reachable, the rest hidden), never unmasked.
+TEST_F(MountPlanTest, TheStateDirectoryStaysMaskedAroundPolicyMountsInsideIt) {
+  const std::string state = root_ + "/home/state";
+  std::filesystem::create_directories(state + "/cache");
+  MountPlanOptions o;
+  o.hide_state = state;
+  long alone = index_of(build_mount_plan(base(), o), MountOpKind::deny_dir, state);
+  ASSERT_GE(alone, 0);
+  EXPECT_EQ(build_mount_plan(base(), o).ops[static_cast<size_t>(alone)].mode, 0u);
+
+  EffectivePolicy p = base();
+  p.filesystem.read_only = {state + "/cache"};
+  MountPlan plan = build_mount_plan(p, o);
+  long mask = index_of(plan, MountOpKind::deny_dir, state);
+  ASSERT_GE(mask, 0);
+  EXPECT_EQ(plan.ops[static_cast<size_t>(mask)].mode, 0111u);
+  EXPECT_GT(index_of(plan, MountOpKind::bind_ro, state + "/cache"), mask);
+}
+
 TEST_F(MountPlanTest, DeniedDirectoryAndFile) {
   EffectivePolicy p = base();
   p.filesystem.read_deny = {root_ + "/home/.ssh", root_ + "/home/.netrc"};
