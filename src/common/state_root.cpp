@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 namespace corral {
 
@@ -12,7 +13,10 @@ Result<std::string> corral_state_root() {
     if (*h != '/')
       return make_error(Errc::invalid_input,
                         std::string("CORRAL_HOME must be an absolute path, not \"") + h + "\"");
-    return std::string(h);
+    // As a path the kernel would name it ("a/./b/", "a//b" are "a/b"): it is matched by name.
+    std::string p = std::filesystem::path(h).lexically_normal().string();
+    while (p.size() > 1 && p.back() == '/') p.pop_back();
+    return p;
   }
   if (geteuid() == 0) return std::string("/var/lib/corral");
   if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x == '/') return std::string(x) + "/corral";

@@ -120,31 +120,80 @@ std::string Caller::through_proc_links(std::string p) const {
   return p;
 }
 
+std::optional<std::string> Caller::read_link(const std::string& link) const {
+  char buf[PATH_MAX];
+  ssize_t n = readlink(link.c_str(), buf, sizeof buf);
+  if (n <= 0) {
+    // No such fd (or process): nothing to say. Anything else (EACCES on a non-dumpable
+    // caller's files, ENAMETOOLONG for a cwd deeper than PATH_MAX): the check knows nothing.
+    if (errno != EBADF && errno != ENOENT) unreadable_ = true;
+    return std::nullopt;
+  }
+  if (static_cast<size_t>(n) >= sizeof buf) {  // cut off
+    unreadable_ = true;
+    return std::nullopt;
+  }
+  return std::string(buf, static_cast<size_t>(n));
+}
+
 std::optional<std::string> Caller::absolute(int dirfd, const std::string& path) const {
   std::string joined = path;
   if (path.empty() || path[0] != '/') {
-    std::string link = dirfd == AT_FDCWD ? fmt::format("/proc/{}/cwd", pid_)
-                                         : fmt::format("/proc/{}/fd/{}", pid_, dirfd);
-    char buf[PATH_MAX];
-    ssize_t n = readlink(link.c_str(), buf, sizeof buf - 1);
-    if (n <= 0) {
-      if (errno == EACCES || errno == EPERM) unreadable_ = true;  // not "no such fd"
-      return std::nullopt;
-    }
-    std::string base(buf, static_cast<size_t>(n));
-    if (base.empty() || base[0] != '/') return std::nullopt;  // "pipe:[..]", "anon_inode:..."
+    auto base = read_link(dirfd == AT_FDCWD ? fmt::format("/proc/{}/cwd", pid_)
+                                            : fmt::format("/proc/{}/fd/{}", pid_, dirfd));
+    if (!base) return std::nullopt;
+    if (base->empty() || (*base)[0] != '/') return std::nullopt;  // "pipe:[..]", "anon_inode:.."
     if (path.empty()) return base;
-    joined = base == "/" ? "/" + path : base + "/" + path;
+    joined = *base == "/" ? "/" + path : *base + "/" + path;
   }
-  std::string norm = normal(joined);
+  if (joined.size() >= PATH_MAX) {  // the kernel resolves it piecewise from a dirfd; we cannot
+    unreadable_ = true;
+    return std::nullopt;
+  }
+  // A magic link at the front (/proc/self/cwd/.., /dev/fd/N/..) is followed first, as the
+  // kernel does, and what comes after it is kept as written: ".." after it is taken from
+  // where the link led, never lexically.
+  std::string raw = tidy(joined);
+  static const std::regex magic_prefix(
+      "^/proc/(self|thread-self|[0-9]+)(?:/task/[0-9]+)?/(cwd|root|fd/[0-9]+)(/.*)?$");
+  for (int hops = 0; hops < 8; ++hops) {
+    if (raw.starts_with("/dev/fd/") || raw == "/dev/fd") raw = "/proc/self/fd" + raw.substr(7);
+    std::smatch m;
+    if (!raw.starts_with("/proc/") || !std::regex_match(raw, m, magic_prefix)) break;
+    const std::string who = m[1].str(), what = m[2].str(), rest = m[3].str();
+    if (what == "root") {  // every process in a sandbox has the same root
+      raw = rest.empty() ? "/" : rest;
+      continue;
+    }
+    auto target = read_link(who == "self" || who == "thread-self"
+                                ? fmt::format("/proc/{}/{}", pid_, what)
+                                : fmt::format("/proc/{}/root/proc/{}/{}", pid_, who, what));
+    if (!target) return std::nullopt;
+    if (target->empty() || (*target)[0] != '/') return std::nullopt;  // a pipe or socket
+    raw = *target + rest;
+  }
+  std::string norm = normal(raw);
   std::string translated = through_proc_links(norm);
-  // The kernel takes a ".." after a symlink from where the link led, not lexically: checks
-  // that resolve the path use this form, unless it goes through /proc or /dev/fd (magic links
-  // we cannot follow ourselves; normal() and through_proc_links() translated those).
-  const bool magic = translated != norm || joined.find("/proc/") != std::string::npos ||
-                     joined.starts_with("/dev/fd");
-  raw_of_[translated] = magic ? translated : joined;
+  // What still goes through /proc or /dev/fd after that (a magic link further in) is resolved
+  // in its translated form; everything else as written, as the kernel resolves it.
+  const bool magic = translated != norm || raw.find("/proc/") != std::string::npos ||
+                     raw.find("/dev/fd") != std::string::npos;
+  raw_of_[translated] = magic ? translated : raw;
   return translated;
+}
+
+std::string tidy(const std::string& path) {
+  std::string out;
+  out.reserve(path.size());
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (path[i] == '/' && !out.empty() && out.back() == '/') continue;  // "//"
+    out.push_back(path[i]);
+    // "/./" -> "/"
+    if (out.size() >= 3 && out.compare(out.size() - 3, 3, "/./") == 0) out.resize(out.size() - 2);
+  }
+  if (out.size() >= 2 && out.compare(out.size() - 2, 2, "/.") == 0) out.resize(out.size() - 1);
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
 }
 
 std::string Caller::raw_of(const std::string& path) const {

@@ -46,6 +46,9 @@ class Caller {
   bool unreadable() const { return unreadable_; }
 
  private:
+  // readlink of one of the caller's /proc links; nullopt (and unreadable(), unless the fd or
+  // process is simply gone) when it fails or would be cut off.
+  std::optional<std::string> read_link(const std::string& link) const;
   ssize_t read_memory(std::uint64_t addr, void* out, size_t len) const;
   bool pread_exact(std::uint64_t addr, void* out, size_t len) const;
   ssize_t mem_pread(void* out, size_t len, std::uint64_t addr) const;
@@ -56,6 +59,9 @@ class Caller {
   mutable bool unreadable_ = false;
   mutable std::map<std::string, std::string> raw_of_;
 };
+
+// "a//b/./c/" as "a/b/c": the same path to the kernel, ".." left alone.
+std::string tidy(const std::string& path);
 
 // "a/./b/../c" as "a/c", without a trailing "/" and without a /proc/N/root prefix (every
 // process in a sandbox has the same root, and the monitor cannot follow those magic links

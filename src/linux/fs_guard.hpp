@@ -39,6 +39,7 @@ struct FsGuard {
     bool ways_known = false;
     std::vector<Id> ways;
     std::vector<size_t> ways_to;
+    std::vector<bool> keep_exists;  // per keep_in_place entry, when learned
   };
   std::shared_ptr<Ids> ids = std::make_shared<Ids>();
 };

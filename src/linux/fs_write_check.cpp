@@ -153,11 +153,12 @@ std::optional<FsWriteCheck> check_rename(const Caller& c, const std::string& op,
   auto from = check_name(c, op, olddir, old_addr, false);
   if (!from) return std::nullopt;
   if (from->refused) return from;
+  // Resolved before the new name is read: both may be the same text, with different raw forms.
+  if (!resolve_raw(c, from->path, false).valid()) return from;
   auto to = c.path_arg(newdir, new_addr);
   if (!to) return from;
   // The target may exist (it is replaced) or not: its directory matters, and a target that is a
   // mount point (a write_deny file) cannot be replaced.
-  if (!resolve_raw(c, from->path, false).valid()) return from;
   UniqueFd to_dir = resolve_raw_parent(c, *to);
   if (on_readonly_mount(to_dir)) return FsWriteCheck{op, *to, true, "EROFS"};
   // A rename across mounts (EXDEV) is no violation: mv copies instead, as on any host.
@@ -175,15 +176,20 @@ std::optional<FsWriteCheck> check_rename(const Caller& c, const std::string& op,
 std::optional<FsWriteCheck> check_link(const Caller& c, const std::string& op, int olddir,
                                        std::uint64_t old_addr, int newdir,
                                        std::uint64_t new_addr, bool follow) {
-  auto to = check_name(c, op, newdir, new_addr, true);
-  if (!to || to->refused) return to;
+  // The source first, resolved at once: both names may be the same text with different raw
+  // forms. An fd of an unlinked file (O_TMPFILE) reads back as "/dir/#123 (deleted)", a name
+  // that is not the file: its mount cannot be told, and the kernel decides.
   auto from = c.path_arg(olddir, old_addr);
-  if (!from) return to;
-  auto a = mount_id(resolve_raw(c, *from, follow));
+  const bool unnamed = from && from->ends_with(" (deleted)");
+  std::optional<std::uint64_t> a;
+  if (from && !unnamed) a = mount_id(resolve_raw(c, *from, follow));
+  auto to = check_name(c, op, newdir, new_addr, true);
+  if (!to || to->refused || !a) return to;
   auto b = mount_id(resolve_raw_parent(c, to->path));
-  if (a && b && *a != *b && !resolve_raw(c, to->path, false).valid()) {
+  if (b && *a != *b && !resolve_raw(c, to->path, false).valid()) {
     to->refused = true;
     to->error = "EXDEV";
+    to->target = to->path;  // what would be written, for the write_deny checks
     to->path = *from;
   }
   return to;
@@ -201,13 +207,15 @@ int dirfd_arg(std::uint64_t v) { return static_cast<int>(static_cast<std::uint32
 
 // Which absent write_deny path the write of `path` reaches. `grafts`: the call puts a symlink
 // or an existing tree at `path` (symlink, rename), so `path` above a deny path reaches it too.
-std::string reached_deny(const Caller& c, const std::string& path, bool grafts,
+// `non_dir`: the call makes a file, FIFO, socket or link there: at a name on the way to a deny
+// path that is as good as a graft (a file `.git` saying "gitdir: elsewhere" moves the repository).
+std::string reached_deny(const Caller& c, const std::string& path, bool grafts, bool non_dir,
                          const std::vector<std::string>& denies) {
   // Resolved as the kernel will (a ".." after a symlink included), in the caller's root.
   UniqueFd dir = c.resolve(parent_of(c.raw_of(path)), true);
   const std::string name = base_name(path);
   for (const auto& d : denies) {
-    if (at_or_beneath(path, d) || (grafts && at_or_beneath(d, path))) return d;
+    if (at_or_beneath(path, d) || ((grafts || non_dir) && at_or_beneath(d, path))) return d;
     // The same places under other names: the deny path itself (or, grafting, one of its
     // ancestors) is created when the name matches and the directory is the same one.
     for (std::string a = d; a != "/"; a = parent_of(a)) {
@@ -218,7 +226,7 @@ std::string reached_deny(const Caller& c, const std::string& path, bool grafts,
         if (!dir.valid()) return d;
         if (same_inode(dir, c.resolve(parent_of(a), true))) return d;
       }
-      if (!grafts) break;  // only the deny path itself is created by this name
+      if (!grafts && !non_dir) break;  // only the deny path itself is created by this name
     }
     if (!dir.valid()) continue;
     // Beneath the deny path, should it exist by now after all (usually it does not: then
@@ -243,7 +251,13 @@ const FsGuard::Ids& learn_ways(const Caller& c, const FsGuard& g) {
       ids.ways_to.push_back(i);
     }
   };
+  ids.keep_exists.assign(g.keep_in_place.size(), false);
   for (size_t i = 0; i < g.keep_in_place.size(); ++i) {
+    // One that does not exist is guarded by name where it would be created (absent_deny): the
+    // way to it may change. One that exists must stay where its protection is.
+    if (!c.resolve(g.keep_in_place[i], true).valid() && !c.resolve(g.keep_in_place[i], false).valid())
+      continue;
+    ids.keep_exists[i] = true;
     // The path itself only as a symlink (a mount protecting it lands on the link's target and
     // leaves the name replaceable); otherwise its own mount point refuses (EBUSY).
     add(c.resolve(g.keep_in_place[i], false), false, i);
@@ -259,10 +273,11 @@ const FsGuard::Ids& learn_ways(const Caller& c, const FsGuard& g) {
 // symlinks and "..") by identity.
 std::string unmoored_keep(const Caller& c, const std::string& abs, const FsGuard& g) {
   if (g.keep_in_place.empty()) return "";
-  if (c.raw_of(abs) == abs)
-    for (const auto& k : g.keep_in_place)
-      if (k != abs && at_or_beneath(k, abs)) return k;
   const FsGuard::Ids& ids = learn_ways(c, g);
+  if (c.raw_of(abs) == abs)
+    for (size_t i = 0; i < g.keep_in_place.size(); ++i)
+      if (ids.keep_exists[i] && g.keep_in_place[i] != abs && at_or_beneath(g.keep_in_place[i], abs))
+        return g.keep_in_place[i];
   UniqueFd fd = resolve_raw(c, abs, false);
   struct stat st;
   if (!fd.valid() || fstat(fd.get(), &st) != 0) return "";
@@ -328,18 +343,35 @@ namespace {
 
 std::optional<FsWriteCheck> check_with_guard(const Caller& c, const std::string& s,
                                              const std::uint64_t a[6], const FsGuard& guard) {
-  auto out = check_call(c, s, a);
-  // An argument we could not read (execute-only memory, a non-dumpable caller's dirfd that an
-  // unprivileged monitor cannot follow): with absent write_deny paths to guard, fail closed;
-  // but never for an open that only reads (watch_reads traps those too), which writes nothing.
-  const std::uint64_t open_flags = s == "open" ? a[1] : s == "openat" ? a[2] : O_WRONLY;
+  const bool moves = s == "rename" || s == "renameat" || s == "renameat2";
+  // rmdir of a directory on the way to an existing protected path fails (it is not empty);
+  // unlink of a symlink on the way does not.
+  const bool removes = s == "unlink" || (s == "unlinkat" && !(a[2] & AT_REMOVEDIR));
+  const std::uint64_t open_flags = s == "open"      ? a[1]
+                                   : s == "openat"  ? a[2]
+                                   : s == "openat2" ? c.u64_at(a[2]).value_or(O_WRONLY)
+                                                    : O_WRONLY;
   const bool only_reads =
       (open_flags & O_ACCMODE) == O_RDONLY && !(open_flags & (O_CREAT | O_TRUNC));
-  if (!out && c.unreadable() && !guard.absent_deny.empty() && !only_reads) {
-    FsWriteCheck blind{s, "(a path corral could not read)", false, "EROFS"};
-    blind.absent_deny = "(any: the call's path could not be read to check it)";
-    return blind;
+  const bool guarded = !guard.absent_deny.empty() || ((moves || removes) && !guard.keep_in_place.empty());
+  auto blind = [&](const std::string& why) {
+    FsWriteCheck b{s, "(a path corral could not read)", false, "EROFS"};
+    b.absent_deny = why;
+    return b;
+  };
+  // openat2 with RESOLVE_IN_ROOT takes "/" as its dirfd: paths corral would read wrongly.
+  if (s == "openat2" && !only_reads && guarded) {
+    constexpr std::uint64_t kResolveInRoot = 0x10;
+    auto resolve = c.u64_at(a[2] + 16);  // open_how: flags, mode, resolve
+    if (!resolve || (*resolve & kResolveInRoot))
+      return blind("(any: openat2 with RESOLVE_IN_ROOT is not followed by corral)");
   }
+  auto out = check_call(c, s, a);
+  // An argument we could not read (execute-only memory, a non-dumpable caller's dirfd that an
+  // unprivileged monitor cannot follow, a path longer than PATH_MAX): with paths to guard, fail
+  // closed; but never for an open that only reads (watch_reads traps those too).
+  if (!out && c.unreadable() && guarded && !only_reads)
+    return blind("(any: the call's path could not be read to check it)");
   if (!out) return out;
   if (out->read_only_open) {
     if (!out->refused && guard.watch_reads) out->read_deny = read_deny_reached(c, out->path, guard);
@@ -348,8 +380,7 @@ std::optional<FsWriteCheck> check_with_guard(const Caller& c, const std::string&
   // Moving, replacing or removing the way to a write_deny path or the state directory. Judged
   // even where the kernel is predicted to refuse: a prediction is only as good as the path
   // corral read, and these the monitor refuses itself.
-  const bool moves = s == "rename" || s == "renameat" || s == "renameat2";
-  if (moves || s == "unlink" || s == "unlinkat" || s == "rmdir") {
+  if (moves || removes) {
     const int from_arg = s == "rename" || s == "unlink" || s == "rmdir" ? 0 : 1;
     const int from_dirfd = from_arg == 0 ? AT_FDCWD : dirfd_arg(a[0]);
     if (auto from = c.path_arg(from_dirfd, a[from_arg])) {
@@ -366,11 +397,16 @@ std::optional<FsWriteCheck> check_with_guard(const Caller& c, const std::string&
   }
   if (guard.absent_deny.empty()) return out;
   const bool grafts = s.starts_with("symlink") || s.starts_with("rename");
-  out->absent_deny = reached_deny(c, out->path, grafts, guard.absent_deny);
+  // (An O_TMPFILE open names a directory, not a file it creates: linking it in is checked.)
+  const bool creates_file =
+      ((s.starts_with("open") || s == "creat") && (open_flags & O_TMPFILE) != O_TMPFILE) ||
+      s.starts_with("mknod") || s.starts_with("link");
+  out->absent_deny = reached_deny(c, out->target.empty() ? out->path : out->target, grafts,
+                                  creates_file, guard.absent_deny);
   // An exchange also puts the destination's tree at the source's name.
   if (out->absent_deny.empty() && s == "renameat2" && (a[4] & RENAME_EXCHANGE)) {
     if (auto from = c.path_arg(dirfd_arg(a[0]), a[1])) {
-      out->absent_deny = reached_deny(c, *from, true, guard.absent_deny);
+      out->absent_deny = reached_deny(c, *from, true, false, guard.absent_deny);
       if (!out->absent_deny.empty()) out->path = *from;
     }
   }

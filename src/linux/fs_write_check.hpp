@@ -35,6 +35,9 @@ struct FsWriteCheck {
   // A keep_in_place path (fs_guard.hpp) this call would move, replace or remove the way to;
   // "" if none.
   std::string unmoors;
+  // The name the call writes when `path` names something else (a hard link refused with
+  // EXDEV is recorded by its source); "" when it is `path`.
+  std::string target;
   // An open for reading only (no write flag, no O_CREAT/O_TRUNC), and, with watch_reads, the
   // read_deny path it reaches ("" if none): the mask makes it fail or read nothing.
   bool read_only_open = false;

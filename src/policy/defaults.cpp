@@ -16,8 +16,9 @@ Policy default_policy() {
       "/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock", "/run/podman",
       "/run/user"};
   p.filesystem.write_allow = {"."};
-  // Files that run code outside the sandbox later (git hooks, shell start-up files).
-  p.filesystem.write_deny = {".git/hooks", ".git/config", ".bashrc",
+  // Files that run code outside the sandbox later (git hooks, shell start-up files), and
+  // .git/commondir, which would point git at another directory's hooks and config.
+  p.filesystem.write_deny = {".git/hooks", ".git/config", ".git/commondir", ".bashrc",
                              ".zshrc",     ".profile",    ".bash_profile"};
   p.network.mode = NetMode::none;
   p.env.pass = {"PATH", "HOME", "LANG", "LC_*", "TERM", "TZ", "USER"};

@@ -337,6 +337,69 @@ TEST_F(Escape, MoveOrReplaceTheWayToGitHooks) {
   EXPECT_EQ(ok.out, "fine\n") << ok.err;
 }
 
+// Less usual ways to the same write_deny paths, each found by a review: a cwd deeper than
+// PATH_MAX (corral cannot read it: it refuses), ".." straight after /proc/self/cwd, a hard
+// link of an unnamed (O_TMPFILE) file behind a decoy of its "(deleted)" name, two names of
+// one text, openat2 with RESOLVE_IN_ROOT, and a .git file pointing git elsewhere.
+TEST_F(Escape, ReachGitConfigByLessUsualPaths) {
+  const std::string ws = ws_.path();
+  const std::vector<std::pair<bool, std::string>> cases = {
+      {true,
+       "python3 -c 'import os\n"
+       "d = \"a\" * 200\n"
+       "for i in range(22): os.mkdir(d); os.chdir(d)\n"
+       "os.rename(\"/\".join([\"..\"] * 22) + \"/.git\", \"/\".join([\"..\"] * 22) + \"/g2\")'"},
+      {true, "mkdir -p sub && cd sub && mv /proc/self/cwd/../.git /proc/self/cwd/../g2"},
+      {false, "mkdir -p .git/sub && cd .git/sub && sh -c 'echo x > /proc/$$/cwd/../config'"},
+      {false,
+       "python3 -c 'import os\n"
+       "fd = os.open(\".\", os.O_TMPFILE | os.O_WRONLY, 0o644); os.write(fd, b\"evil\")\n"
+       "name = os.readlink(\"/proc/self/fd/%d\" % fd)\n"
+       "os.symlink(\"/etc/hostname\", name)\n"
+       "os.link(\"/proc/self/fd/%d\" % fd, \".bashrc\", follow_symlinks=True)'"},
+      {false, "mkdir x sub && echo evil > sub/.bashrc && ln -s " + ws +
+                  "/x sub/m && ln sub/.bashrc sub/m/../.bashrc"},
+      {false,
+       "mkdir .git && python3 -c 'import ctypes, os, struct\n"
+       "how = struct.pack(\"QQQ\", os.O_CREAT | os.O_WRONLY, 0o644, 0x10)\n"
+       "d = os.open(\".git\", os.O_PATH)\n"
+       "fd = ctypes.CDLL(None).syscall(437, d, b\"/config\", how, len(how))\n"
+       "raise SystemExit(fd < 0)'"},
+      {false, "echo \"gitdir: .gitc\" > .git"},
+  };
+  for (const auto& [repo, script] : cases) {
+    SCOPED_TRACE(script);
+    clear_workspace();
+    if (repo) {
+      std::filesystem::create_directories(ws + "/.git/hooks");
+      write_file(ws + "/.git/config", "[core]\n");
+    }
+    auto r = attempt(script + " && echo ESCAPED; true");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    expect_refused(r);
+    EXPECT_FALSE(path_exists(ws + "/.bashrc"));
+    EXPECT_FALSE(path_exists(ws + "/g2"));
+    if (repo) {
+      EXPECT_EQ(read_file(ws + "/.git/config"), "[core]\n");
+    } else {
+      EXPECT_FALSE(path_exists(ws + "/.git/config"));
+      EXPECT_FALSE(std::filesystem::is_regular_file(ws + "/.git"));
+    }
+    const auto rec = record();
+    bool refused = false;
+    for (const auto& v : rec["violations"])
+      refused = refused || v["detail"].get<std::string>().find("refused by corral with EROFS") !=
+                               std::string::npos;
+    EXPECT_TRUE(refused) << rec["violations"].dump();
+  }
+  // An unnamed file in the workspace is ordinary work.
+  clear_workspace();
+  auto ok = attempt("python3 -c 'import os\n"
+                    "fd = os.open(\".\", os.O_TMPFILE | os.O_WRONLY, 0o644)\n"
+                    "print(os.write(fd, b\"ok\"))'");
+  EXPECT_EQ(ok.out, "2\n") << ok.err;
+}
+
 // corral's state directory (sockets and state of persistent sandboxes) is masked in every
 // sandbox; a sandbox whose workspace holds it must not carry the mask away by moving a parent,
 // nor create the directory before corral does.
@@ -359,7 +422,7 @@ TEST_F(Escape, MoveOrCreateCorralsStateDirectory) {
   EXPECT_EQ(read_file(ws + "/sub/state/marker"), "corral");
   expect_recorded("filesystem", ws + "/sub");
 
-  auto created = run_with_home(ws + "/newstate", "mkdir -p newstate/sandboxes");
+  auto created = run_with_home(ws + "/newstate/.", "mkdir -p newstate/sandboxes");
   ASSERT_EQ(created.exit_code, 0) << created.err;
   expect_refused(created);
   EXPECT_FALSE(path_exists(ws + "/newstate"));

@@ -63,7 +63,7 @@ TEST_F(ResolveTest, DefaultPolicyWithAScratchHome) {
   EXPECT_FALSE(contains(fs.read_deny, "/etc/ssh/ssh_config"));
   EXPECT_TRUE(std::is_sorted(fs.read_deny.begin(), fs.read_deny.end()));
   EXPECT_EQ(fs.write_allow, Paths{ws_});
-  EXPECT_EQ(fs.write_deny, (Paths{ws_ + "/.bash_profile", ws_ + "/.bashrc", ws_ + "/.git/config",
+  EXPECT_EQ(fs.write_deny, (Paths{ws_ + "/.bash_profile", ws_ + "/.bashrc", ws_ + "/.git/commondir", ws_ + "/.git/config",
                                   ws_ + "/.git/hooks", ws_ + "/.profile", ws_ + "/.zshrc"}));
   EXPECT_EQ(r->env.pass, (Paths{"HOME", "LANG", "LC_*", "PATH", "TERM", "TZ", "USER"}));
   EXPECT_EQ(r->network.mode, NetMode::none);
