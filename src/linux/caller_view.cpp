@@ -158,6 +158,10 @@ std::optional<std::string> Caller::absolute(int dirfd, const std::string& path) 
       "^/proc/(self|thread-self|[0-9]+)(?:/task/[0-9]+)?/(cwd|root|fd/[0-9]+)(/.*)?$");
   for (int hops = 0; hops < 8; ++hops) {
     if (raw.starts_with("/dev/fd/") || raw == "/dev/fd") raw = "/proc/self/fd" + raw.substr(7);
+    for (const auto& [name, fd] : {std::pair{"/dev/stdin", "0"}, std::pair{"/dev/stdout", "1"},
+                                   std::pair{"/dev/stderr", "2"}})
+      if (raw == name || raw.starts_with(std::string(name) + "/"))
+        raw = std::string("/proc/self/fd/") + fd + raw.substr(std::strlen(name));
     std::smatch m;
     if (!raw.starts_with("/proc/") || !std::regex_match(raw, m, magic_prefix)) break;
     const std::string who = m[1].str(), what = m[2].str(), rest = m[3].str();
@@ -172,6 +176,14 @@ std::optional<std::string> Caller::absolute(int dirfd, const std::string& path) 
     if (target->empty() || (*target)[0] != '/') return std::nullopt;  // a pipe or socket
     raw = *target + rest;
   }
+  // A ".." anywhere in a path that still goes through /proc or /dev (a magic link reached any
+  // other way than at the front, "/tmp/../proc/N/cwd/.."): which directory it leaves cannot be
+  // told from the text, so the check knows nothing.
+  if (has_dotdot(raw) && (raw.find("/proc/") != std::string::npos ||
+                          raw.find("/dev/") != std::string::npos)) {
+    unreadable_ = true;
+    return std::nullopt;
+  }
   std::string norm = normal(raw);
   std::string translated = through_proc_links(norm);
   // What still goes through /proc or /dev/fd after that (a magic link further in) is resolved
@@ -180,6 +192,13 @@ std::optional<std::string> Caller::absolute(int dirfd, const std::string& path) 
                      raw.find("/dev/fd") != std::string::npos;
   raw_of_[translated] = magic ? translated : raw;
   return translated;
+}
+
+bool has_dotdot(const std::string& path) {
+  for (size_t at = path.find(".."); at != std::string::npos; at = path.find("..", at + 1))
+    if ((at == 0 || path[at - 1] == '/') && (at + 2 == path.size() || path[at + 2] == '/'))
+      return true;
+  return false;
 }
 
 std::string tidy(const std::string& path) {

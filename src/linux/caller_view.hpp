@@ -44,6 +44,7 @@ class Caller {
   void remember_raw(const std::string& path, const std::string& raw) const { raw_of_[path] = raw; }
   // Some argument (a path, a dirfd's target) could not be read: the check knows nothing.
   bool unreadable() const { return unreadable_; }
+  void mark_unreadable() const { unreadable_ = true; }
 
  private:
   // readlink of one of the caller's /proc links; nullopt (and unreadable(), unless the fd or
@@ -62,6 +63,8 @@ class Caller {
 
 // "a//b/./c/" as "a/b/c": the same path to the kernel, ".." left alone.
 std::string tidy(const std::string& path);
+// Whether `path` has a ".." component.
+bool has_dotdot(const std::string& path);
 
 // "a/./b/../c" as "a/c", without a trailing "/" and without a /proc/N/root prefix (every
 // process in a sandbox has the same root, and the monitor cannot follow those magic links

@@ -91,7 +91,7 @@ std::string remove_refused(const Caller& c, const std::string& abs) {
 // Where an open of `abs` lands when it follows a final symlink: O_CREAT through a dangling
 // link creates the link's target, which is the path that matters (and is recorded). The raw
 // form of the result (a target "../x" taken from where the link is) is remembered in `c`.
-std::string final_target(const Caller& c, std::string abs) {
+std::optional<std::string> final_target(const Caller& c, std::string abs) {
   std::string raw = c.raw_of(abs);
   for (int hops = 0; hops < 40; ++hops) {  // the kernel's own limit (ELOOP)
     UniqueFd link = c.resolve(raw, false);
@@ -102,6 +102,12 @@ std::string final_target(const Caller& c, std::string abs) {
     if (n <= 0) break;
     std::string target(buf, static_cast<size_t>(n));
     std::string joined = target[0] == '/' ? target : parent_of(raw) + "/" + target;
+    // As in Caller::absolute: ".." in a path through /proc or /dev cannot be followed.
+    if (has_dotdot(joined) && (joined.find("/proc/") != std::string::npos ||
+                               joined.find("/dev/") != std::string::npos)) {
+      c.mark_unreadable();
+      return std::nullopt;
+    }
     abs = c.through_proc_links(normal(target[0] == '/' ? target : parent_of(abs) + "/" + target));
     // Through /proc: translated (and normal). Otherwise kept raw for resolving.
     raw = abs.starts_with("/proc/") || joined.starts_with("/proc/") || joined.starts_with("/dev/fd")
@@ -118,7 +124,10 @@ std::optional<FsWriteCheck> check_open(const Caller& c, const std::string& op, i
   if (!abs) return std::nullopt;
   // O_CREAT|O_EXCL never follows a final symlink (it fails with EEXIST on one).
   const bool excl_create = (flags & O_CREAT) && (flags & O_EXCL);
-  if (!(flags & O_NOFOLLOW) && !excl_create) abs = final_target(c, *abs);
+  if (!(flags & O_NOFOLLOW) && !excl_create) {
+    abs = final_target(c, *abs);
+    if (!abs) return std::nullopt;
+  }
   FsWriteCheck out{fmt::format("{}({})", op, open_flags_text(flags)), *abs, false, "EROFS"};
   out.read_only_open = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC));
   if ((flags & O_TMPFILE) == O_TMPFILE) {  // an unnamed file in the directory `path`
@@ -279,8 +288,11 @@ std::string unmoored_keep(const Caller& c, const std::string& abs, const FsGuard
       if (ids.keep_exists[i] && g.keep_in_place[i] != abs && at_or_beneath(g.keep_in_place[i], abs))
         return g.keep_in_place[i];
   UniqueFd fd = resolve_raw(c, abs, false);
+  // Not there: nothing to move. Not followable (a magic link on the way): fail closed.
+  if (!fd.valid())
+    return errno == ENOENT || errno == ENOTDIR ? "" : "(any: the way to the name could not be followed)";
   struct stat st;
-  if (!fd.valid() || fstat(fd.get(), &st) != 0) return "";
+  if (fstat(fd.get(), &st) != 0) return "";
   for (size_t i = 0; i < ids.ways.size(); ++i)
     if (ids.ways[i] == FsGuard::Id{st.st_dev, st.st_ino}) return g.keep_in_place[ids.ways_to[i]];
   return "";

@@ -366,6 +366,11 @@ TEST_F(Escape, ReachGitConfigByLessUsualPaths) {
        "fd = ctypes.CDLL(None).syscall(437, d, b\"/config\", how, len(how))\n"
        "raise SystemExit(fd < 0)'"},
       {false, "echo \"gitdir: .gitc\" > .git"},
+      // A magic link reached any other way than at the front, then "..".
+      {false, "mkdir sub && cd sub && sh -c 'echo evil > /dev/../proc/$$/cwd/../.bashrc'"},
+      {false, "mkdir -p .git/x && cd .git/x && sh -c 'echo x > /proc/self/../$$/cwd/../config'"},
+      {true, "mkdir sub && cd sub && sh -c 'mv /tmp/../proc/$$/cwd/../.git ../g2'"},
+      {true, "mkdir sub && cd sub && sh -c 'ln -s /proc/$$/cwd L && mv L/../.git ../g2'"},
   };
   for (const auto& [repo, script] : cases) {
     SCOPED_TRACE(script);
@@ -421,6 +426,17 @@ TEST_F(Escape, MoveOrCreateCorralsStateDirectory) {
   expect_refused(moved);
   EXPECT_EQ(read_file(ws + "/sub/state/marker"), "corral");
   expect_recorded("filesystem", ws + "/sub");
+
+  for (const char* script :
+       {"mkdir d && mv /dev/stdin/../sub sub2 < d",
+        "mkdir d && cd d && sh -c 'mv /tmp/../proc/$$/cwd/../sub ../sub2'"}) {
+    SCOPED_TRACE(script);
+    auto r = run_with_home(ws + "/sub/state", script);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    expect_refused(r);
+    EXPECT_EQ(read_file(ws + "/sub/state/marker"), "corral");
+    std::filesystem::remove_all(ws + "/d");
+  }
 
   auto created = run_with_home(ws + "/newstate/.", "mkdir -p newstate/sandboxes");
   ASSERT_EQ(created.exit_code, 0) << created.err;
