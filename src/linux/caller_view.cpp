@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -120,6 +122,24 @@ std::string Caller::through_proc_links(std::string p) const {
   return p;
 }
 
+std::optional<pid_t> Caller::ns_pid() const {
+  int fd = open(fmt::format("/proc/{}/status", pid_).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  char buf[4096];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return std::nullopt;
+  std::string text(buf, static_cast<size_t>(n));
+  auto at = text.find("\nNSpid:");
+  if (at == std::string::npos) return std::nullopt;
+  auto end = text.find('\n', at + 1);
+  std::string line = text.substr(at + 7, end == std::string::npos ? std::string::npos : end - at - 7);
+  auto last = line.find_last_of(" \t");
+  long v = std::strtol(line.c_str() + (last == std::string::npos ? 0 : last + 1), nullptr, 10);
+  if (v <= 0) return std::nullopt;
+  return static_cast<pid_t>(v);  // the innermost namespace's number: the sandbox's
+}
+
 std::optional<std::string> Caller::read_link(const std::string& link) const {
   char buf[PATH_MAX];
   ssize_t n = readlink(link.c_str(), buf, sizeof buf);
@@ -176,6 +196,19 @@ std::optional<std::string> Caller::absolute(int dirfd, const std::string& path) 
     if (target->empty() || (*target)[0] != '/') return std::nullopt;  // a pipe or socket
     raw = *target + rest;
   }
+  // The caller's own /proc entries by its pid as the sandbox numbers it: "self" resolved by
+  // corral would be corral.
+  for (const char* self : {"/proc/self", "/proc/thread-self"}) {
+    const std::string prefix(self);
+    if (raw == prefix || raw.starts_with(prefix + "/")) {
+      auto ns = ns_pid();
+      if (!ns) {
+        unreadable_ = true;
+        return std::nullopt;
+      }
+      raw = "/proc/" + std::to_string(*ns) + raw.substr(prefix.size());
+    }
+  }
   // A ".." anywhere in a path that still goes through /proc or /dev (a magic link reached any
   // other way than at the front, "/tmp/../proc/N/cwd/.."): which directory it leaves cannot be
   // told from the text, so the check knows nothing.
@@ -227,11 +260,75 @@ std::optional<std::string> Caller::path_arg(int dirfd, std::uint64_t addr) const
 }
 
 UniqueFd Caller::resolve(const std::string& abs, bool follow) const {
+  // No symlink on the way (the usual case): one openat2.
   open_how how;
   std::memset(&how, 0, sizeof how);
   how.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
-  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-  return UniqueFd(static_cast<int>(syscall(SYS_openat2, root_.get(), abs.c_str(), &how, sizeof how)));
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS;
+  UniqueFd fast(static_cast<int>(syscall(SYS_openat2, root_.get(), abs.c_str(), &how, sizeof how)));
+  if (fast.valid() || errno != ELOOP) return fast;
+  return walk(abs, follow);
+}
+
+// Component by component, symlinks expanded as the kernel would in the caller's root, except
+// that a symlink into a process's magic links (/proc/self/cwd, /proc/N/fd/K, /dev/fd/K,
+// /dev/stdin...) or a lookup inside procfs reached through a symlink or ".." cannot be followed
+// here: "self" would be corral, not the caller. Those fail with EXDEV and mark the check
+// unreadable, so a guarded write fails closed.
+UniqueFd Caller::walk(const std::string& abs, bool follow) const {
+  static const std::regex magic("^/(proc/(self|thread-self|[0-9]+)|dev/(fd|stdin|stdout|stderr))(/.*)?$");
+  std::vector<std::string> todo;  // components still to resolve, the next one last
+  auto push_front = [&todo](const std::string& path) {
+    std::vector<std::string> parts;
+    size_t start = 0;
+    while (start <= path.size()) {
+      size_t end = path.find('/', start);
+      if (end == std::string::npos) end = path.size();
+      if (end > start) parts.push_back(path.substr(start, end - start));
+      start = end + 1;
+    }
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(*it);
+  };
+  auto fail = [this](int err) {
+    if (err == EXDEV) unreadable_ = true;
+    errno = err;
+    return UniqueFd();
+  };
+  UniqueFd cur(dup(root_.get()));
+  push_front(abs);
+  int links = 0;
+  while (!todo.empty()) {
+    const std::string comp = todo.back();
+    todo.pop_back();
+    if (comp == ".") continue;
+    struct statfs fs;
+    if (fstatfs(cur.get(), &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC && links > 0) return fail(EXDEV);
+    if (comp == "..") {
+      if (same_inode(cur, root_)) continue;  // ".." at the root stays there
+      cur.reset(openat(cur.get(), "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
+      if (!cur.valid()) return fail(errno);
+      continue;
+    }
+    UniqueFd next(openat(cur.get(), comp.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    if (!next.valid()) return fail(errno);
+    struct stat st;
+    if (fstat(next.get(), &st) != 0) return fail(errno);
+    if (!S_ISLNK(st.st_mode) || (todo.empty() && !follow)) {
+      cur = std::move(next);
+      continue;
+    }
+    if (++links > 40) return fail(ELOOP);
+    char buf[PATH_MAX];
+    ssize_t n = readlinkat(next.get(), "", buf, sizeof buf);
+    if (n <= 0 || static_cast<size_t>(n) >= sizeof buf) return fail(EXDEV);
+    std::string target(buf, static_cast<size_t>(n));
+    if (target[0] == '/') {
+      if (std::regex_match(tidy(target), magic)) return fail(EXDEV);
+      cur.reset(dup(root_.get()));
+    }
+    push_front(target);
+  }
+  return cur;
 }
 
 std::string normal(const std::string& path) {

@@ -50,6 +50,8 @@ class Caller {
   // readlink of one of the caller's /proc links; nullopt (and unreadable(), unless the fd or
   // process is simply gone) when it fails or would be cut off.
   std::optional<std::string> read_link(const std::string& link) const;
+  UniqueFd walk(const std::string& abs, bool follow) const;  // resolve()'s slow path
+  std::optional<pid_t> ns_pid() const;  // the caller's pid in its own (the sandbox's) pid namespace
   ssize_t read_memory(std::uint64_t addr, void* out, size_t len) const;
   bool pread_exact(std::uint64_t addr, void* out, size_t len) const;
   ssize_t mem_pread(void* out, size_t len, std::uint64_t addr) const;

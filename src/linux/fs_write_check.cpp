@@ -95,6 +95,12 @@ std::optional<std::string> final_target(const Caller& c, std::string abs) {
   std::string raw = c.raw_of(abs);
   for (int hops = 0; hops < 40; ++hops) {  // the kernel's own limit (ELOOP)
     UniqueFd link = c.resolve(raw, false);
+    if (!link.valid() && (errno == EXDEV || errno == ELOOP)) {
+      // A directory on the way we cannot follow (a symlink to /proc/self/cwd: Caller::walk):
+      // whether the name is a symlink to a protected path is unknown.
+      c.mark_unreadable();
+      return std::nullopt;
+    }
     struct stat st;
     if (!link.valid() || fstat(link.get(), &st) != 0 || !S_ISLNK(st.st_mode)) break;
     char buf[PATH_MAX];
@@ -408,6 +414,29 @@ std::optional<FsWriteCheck> check_with_guard(const Caller& c, const std::string&
     }
   }
   if (guard.absent_deny.empty()) return out;
+  // A second name for a write_deny file that appeared after the sandbox started (no mount
+  // protects it): writing through that name would write the file.
+  if (s == "link" || s == "linkat") {
+    const bool follow = s == "linkat" && (a[4] & AT_SYMLINK_FOLLOW);
+    // Reading the source again records its raw form, which may share the new name's text:
+    // keep the new name's.
+    const std::string written = out->target.empty() ? out->path : out->target;
+    const std::string written_raw = c.raw_of(written);
+    auto from = c.path_arg(s == "link" ? AT_FDCWD : dirfd_arg(a[0]), a[s == "link" ? 0 : 1]);
+    c.remember_raw(written, written_raw);
+    if (from) {
+      UniqueFd src = resolve_raw(c, *from, follow);
+      for (const auto& d : guard.absent_deny) {
+        if (at_or_beneath(*from, d) || (src.valid() && same_inode(src, c.resolve(d, true)))) {
+          out->absent_deny = d;
+          return out;
+        }
+      }
+    } else if (c.unreadable()) {
+      out->absent_deny = "(any: the call's path could not be read to check it)";
+      return out;
+    }
+  }
   const bool grafts = s.starts_with("symlink") || s.starts_with("rename");
   // (An O_TMPFILE open names a directory, not a file it creates: linking it in is checked.)
   const bool creates_file =

@@ -270,7 +270,7 @@ TEST_F(Escape, CreateAShellRcFileThroughProcAndDotDot) {
     EXPECT_FALSE(path_exists(ws_.path() + "/.bashrc"));
   }
   clear_workspace();
-  auto ok = attempt("ln -s /proc/self/cwd d && echo fine > d/harmless.txt && cat harmless.txt");
+  auto ok = attempt("ln -s . d && echo fine > d/harmless.txt && cat harmless.txt");
   EXPECT_EQ(ok.out, "fine\n") << ok.err;
 }
 
@@ -371,6 +371,11 @@ TEST_F(Escape, ReachGitConfigByLessUsualPaths) {
       {false, "mkdir -p .git/x && cd .git/x && sh -c 'echo x > /proc/self/../$$/cwd/../config'"},
       {true, "mkdir sub && cd sub && sh -c 'mv /tmp/../proc/$$/cwd/../.git ../g2'"},
       {true, "mkdir sub && cd sub && sh -c 'ln -s /proc/$$/cwd L && mv L/../.git ../g2'"},
+      // A symlink to /proc/self/cwd on the way, then a final symlink to the protected file
+      // (corral cannot follow the caller's magic links itself: it refuses).
+      {false, "ln -s /proc/self/cwd m && mkdir .git && ln -s .git/config cfgl && echo x > m/cfgl"},
+      {true, "ln -s /proc/self/cwd m && ln -s " + ws + "/.git/commondir s2 && ln -s m/s2 s && "
+                 "echo " + ws + "/evil > s"},
   };
   for (const auto& [repo, script] : cases) {
     SCOPED_TRACE(script);
@@ -384,6 +389,7 @@ TEST_F(Escape, ReachGitConfigByLessUsualPaths) {
     expect_refused(r);
     EXPECT_FALSE(path_exists(ws + "/.bashrc"));
     EXPECT_FALSE(path_exists(ws + "/g2"));
+    EXPECT_FALSE(path_exists(ws + "/.git/commondir"));
     if (repo) {
       EXPECT_EQ(read_file(ws + "/.git/config"), "[core]\n");
     } else {

@@ -94,6 +94,23 @@ TEST_F(SandboxExec, AReadCorralCannotFollowIsNeverRefused) {
   EXPECT_FALSE(path_exists(ws_.file(".bashrc")));
 }
 
+// A write_deny file that appears after the sandbox started (git init on the host) has no
+// mount over it: the monitor guards it by name, and a second name for it (a hard link in the
+// same directory) must be refused too.
+TEST_F(SandboxExec, AWriteDenyFileMadeLaterGetsNoSecondName) {
+  std::string name = make("laterdeny");
+  std::filesystem::create_directories(ws_.path() + "/.git");
+  write_file(ws_.path() + "/.git/config", "[core]\n");
+  auto r = corral({"exec", name, "--", "sh", "-c",
+                   "ln .git/config .git/cfg2 && echo '[core] hooksPath=/evil' >> .git/cfg2 && "
+                   "echo ESCAPED; echo x >> .git/config && echo ESCAPED; true"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(contains(r.out, "ESCAPED")) << r.out;
+  EXPECT_EQ(read_file(ws_.path() + "/.git/config"), "[core]\n");
+  EXPECT_FALSE(std::filesystem::exists(ws_.path() + "/.git/cfg2"));
+  EXPECT_TRUE(contains(r.err, "filesystem")) << r.err;
+}
+
 TEST_F(SandboxExec, RefusalsOfEachExecAreReportedAndLogged) {
   std::string name = make("seen");
   // A refused write, a refused syscall, and a write under an absent write_deny path.
