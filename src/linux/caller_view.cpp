@@ -101,7 +101,7 @@ std::string Caller::through_proc_links(std::string p) const {
   if (!p.starts_with("/proc/") && !p.starts_with("/dev/fd")) return p;  // the common case
   static const std::regex dev_fd("^/dev/fd(/.*)?$");
   static const std::regex proc_link(
-      "^/proc/(self|thread-self|[0-9]+)(?:/task/[0-9]+)?/(cwd|fd/[0-9]+)(/.*)?$");
+      "^/proc/(self|thread-self|[0-9]+)(?:/task/([0-9]+))?/(cwd|fd/[0-9]+)(/.*)?$");
   for (int hops = 0; hops < 8; ++hops) {
     std::smatch m;
     if (std::regex_match(p, m, dev_fd)) {
@@ -109,35 +109,58 @@ std::string Caller::through_proc_links(std::string p) const {
       continue;
     }
     if (!std::regex_match(p, m, proc_link)) return p;
-    const std::string who = m[1].str(), what = m[2].str(), rest = m[3].str();
-    // "self" is the caller; another pid is read through the caller's own /proc.
-    std::string link = who == "self" || who == "thread-self"
-                           ? fmt::format("/proc/{}/{}", pid_, what)
-                           : fmt::format("/proc/{}/root/proc/{}/{}", pid_, who, what);
+    auto link = link_path(m[1].str(), m[2].str(), m[3].str());
+    if (!link) return p;
     char buf[PATH_MAX];
-    ssize_t n = readlink(link.c_str(), buf, sizeof buf - 1);
+    ssize_t n = readlink(link->c_str(), buf, sizeof buf - 1);
     if (n <= 0 || buf[0] != '/') return p;  // gone, or a pipe or socket: nothing to write into
-    p = normal(std::string(buf, static_cast<size_t>(n)) + rest);
+    p = normal(std::string(buf, static_cast<size_t>(n)) + m[4].str());
   }
   return p;
 }
 
-std::optional<pid_t> Caller::ns_pid() const {
+const std::optional<Caller::Ids>& Caller::ids() const {
+  if (ids_loaded_) return ids_;
+  ids_loaded_ = true;
   int fd = open(fmt::format("/proc/{}/status", pid_).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
+  if (fd < 0) return ids_;
+  std::string text;
   char buf[4096];
-  ssize_t n = read(fd, buf, sizeof buf - 1);
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
   close(fd);
-  if (n <= 0) return std::nullopt;
-  std::string text(buf, static_cast<size_t>(n));
-  auto at = text.find("\nNSpid:");
-  if (at == std::string::npos) return std::nullopt;
-  auto end = text.find('\n', at + 1);
-  std::string line = text.substr(at + 7, end == std::string::npos ? std::string::npos : end - at - 7);
-  auto last = line.find_last_of(" \t");
-  long v = std::strtol(line.c_str() + (last == std::string::npos ? 0 : last + 1), nullptr, 10);
-  if (v <= 0) return std::nullopt;
-  return static_cast<pid_t>(v);  // the innermost namespace's number: the sandbox's
+  // "Key:\tA\tB": the last number is the innermost pid namespace's, the sandbox's.
+  auto field = [&text](const char* key, bool last) -> long {
+    auto at = text.find(std::string("\n") + key + ":");
+    if (at == std::string::npos) return -1;
+    auto end = text.find('\n', at + 1);
+    std::string line = text.substr(at + std::strlen(key) + 2,
+                                   end == std::string::npos ? std::string::npos
+                                                            : end - at - std::strlen(key) - 2);
+    auto pos = last ? line.find_last_of(" \t") : std::string::npos;
+    return std::strtol(line.c_str() + (pos == std::string::npos ? 0 : pos + 1), nullptr, 10);
+  };
+  Ids v{static_cast<pid_t>(field("Tgid", false)), static_cast<pid_t>(field("NStgid", true)),
+        static_cast<pid_t>(field("NSpid", true))};
+  if (v.tgid > 0 && v.ns_tgid > 0 && v.ns_tid > 0) ids_ = v;
+  return ids_;
+}
+
+// Where to read the magic link `what` (cwd, root, fd/N) of /proc/WHO[/task/TASK] as the
+// caller sees it: "self" is the caller's thread group (the kernel resolves it to the leader,
+// whose cwd and fds a thread that unshared CLONE_FS/CLONE_FILES may not share), "thread-self"
+// the calling thread, a number a process of the sandbox, through the caller's own /proc.
+std::optional<std::string> Caller::link_path(const std::string& who, const std::string& task,
+                                             const std::string& what) const {
+  if (who == "thread-self" && task.empty()) return fmt::format("/proc/{}/{}", pid_, what);
+  std::string number = who;
+  if (who == "self" || who == "thread-self") {
+    const auto& v = ids();
+    if (!v) return std::nullopt;
+    if (task.empty()) return fmt::format("/proc/{}/{}", v->tgid, what);
+    number = std::to_string(v->ns_tgid);
+  }
+  return task.empty() ? fmt::format("/proc/{}/root/proc/{}/{}", pid_, number, what)
+                      : fmt::format("/proc/{}/root/proc/{}/task/{}/{}", pid_, number, task, what);
 }
 
 std::optional<std::string> Caller::read_link(const std::string& link) const {
@@ -175,7 +198,7 @@ std::optional<std::string> Caller::absolute(int dirfd, const std::string& path) 
   // where the link led, never lexically.
   std::string raw = tidy(joined);
   static const std::regex magic_prefix(
-      "^/proc/(self|thread-self|[0-9]+)(?:/task/[0-9]+)?/(cwd|root|fd/[0-9]+)(/.*)?$");
+      "^/proc/(self|thread-self|[0-9]+)(?:/task/([0-9]+))?/(cwd|root|fd/[0-9]+)(/.*)?$");
   for (int hops = 0; hops < 8; ++hops) {
     if (raw.starts_with("/dev/fd/") || raw == "/dev/fd") raw = "/proc/self/fd" + raw.substr(7);
     for (const auto& [name, fd] : {std::pair{"/dev/stdin", "0"}, std::pair{"/dev/stdout", "1"},
@@ -184,14 +207,17 @@ std::optional<std::string> Caller::absolute(int dirfd, const std::string& path) 
         raw = std::string("/proc/self/fd/") + fd + raw.substr(std::strlen(name));
     std::smatch m;
     if (!raw.starts_with("/proc/") || !std::regex_match(raw, m, magic_prefix)) break;
-    const std::string who = m[1].str(), what = m[2].str(), rest = m[3].str();
+    const std::string who = m[1].str(), task = m[2].str(), what = m[3].str(), rest = m[4].str();
     if (what == "root") {  // every process in a sandbox has the same root
       raw = rest.empty() ? "/" : rest;
       continue;
     }
-    auto target = read_link(who == "self" || who == "thread-self"
-                                ? fmt::format("/proc/{}/{}", pid_, what)
-                                : fmt::format("/proc/{}/root/proc/{}/{}", pid_, who, what));
+    auto link = link_path(who, task, what);
+    if (!link) {
+      unreadable_ = true;
+      return std::nullopt;
+    }
+    auto target = read_link(*link);
     if (!target) return std::nullopt;
     if (target->empty() || (*target)[0] != '/') return std::nullopt;  // a pipe or socket
     raw = *target + rest;
@@ -201,12 +227,14 @@ std::optional<std::string> Caller::absolute(int dirfd, const std::string& path) 
   for (const char* self : {"/proc/self", "/proc/thread-self"}) {
     const std::string prefix(self);
     if (raw == prefix || raw.starts_with(prefix + "/")) {
-      auto ns = ns_pid();
-      if (!ns) {
+      const auto& v = ids();
+      if (!v) {
         unreadable_ = true;
         return std::nullopt;
       }
-      raw = "/proc/" + std::to_string(*ns) + raw.substr(prefix.size());
+      raw = (prefix == "/proc/self" ? fmt::format("/proc/{}", v->ns_tgid)
+                                    : fmt::format("/proc/{}/task/{}", v->ns_tgid, v->ns_tid)) +
+            raw.substr(prefix.size());
     }
   }
   // A ".." anywhere in a path that still goes through /proc or /dev (a magic link reached any
@@ -298,6 +326,9 @@ UniqueFd Caller::walk(const std::string& abs, bool follow) const {
   push_front(abs);
   int links = 0;
   while (!todo.empty()) {
+    // The kernel stops at 40 links; a chain of long targets could still make each trapped call
+    // cost seconds here: past a fixed amount of work per call, corral gives up (fails closed).
+    if (++walk_steps_ > 4096) return fail(EXDEV);
     const std::string comp = todo.back();
     todo.pop_back();
     if (comp == ".") continue;

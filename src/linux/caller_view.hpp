@@ -51,7 +51,12 @@ class Caller {
   // process is simply gone) when it fails or would be cut off.
   std::optional<std::string> read_link(const std::string& link) const;
   UniqueFd walk(const std::string& abs, bool follow) const;  // resolve()'s slow path
-  std::optional<pid_t> ns_pid() const;  // the caller's pid in its own (the sandbox's) pid namespace
+  struct Ids {
+    pid_t tgid, ns_tgid, ns_tid;  // host thread group id; the sandbox's numbers for both
+  };
+  const std::optional<Ids>& ids() const;  // from /proc/PID/status, read once
+  std::optional<std::string> link_path(const std::string& who, const std::string& task,
+                                       const std::string& what) const;
   ssize_t read_memory(std::uint64_t addr, void* out, size_t len) const;
   bool pread_exact(std::uint64_t addr, void* out, size_t len) const;
   ssize_t mem_pread(void* out, size_t len, std::uint64_t addr) const;
@@ -61,6 +66,9 @@ class Caller {
   mutable UniqueFd mem_;
   mutable bool unreadable_ = false;
   mutable std::map<std::string, std::string> raw_of_;
+  mutable bool ids_loaded_ = false;
+  mutable std::optional<Ids> ids_;
+  mutable size_t walk_steps_ = 0;
 };
 
 // "a//b/./c/" as "a/b/c": the same path to the kernel, ".." left alone.

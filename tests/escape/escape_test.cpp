@@ -376,6 +376,26 @@ TEST_F(Escape, ReachGitConfigByLessUsualPaths) {
       {false, "ln -s /proc/self/cwd m && mkdir .git && ln -s .git/config cfgl && echo x > m/cfgl"},
       {true, "ln -s /proc/self/cwd m && ln -s " + ws + "/.git/commondir s2 && ln -s m/s2 s && "
                  "echo " + ws + "/evil > s"},
+      // Threads with cwds of their own (unshare(CLONE_FS)): /proc/self is the thread group's
+      // leader, /proc/self/task/T a given thread, whichever thread asks.
+      {false,
+       "mkdir .git && python3 -c 'import ctypes, os, threading\n"
+       "libc = ctypes.CDLL(None, use_errno=True); os.chdir(\".git\"); r = []\n"
+       "def t():\n"
+       "    libc.unshare(0x200); os.chdir(\"..\")\n"
+       "    try: r.append(os.open(\"/proc/self/cwd/config\", os.O_CREAT | os.O_WRONLY, 0o644))\n"
+       "    except OSError: r.append(-1)\n"
+       "h = threading.Thread(target=t); h.start(); h.join(); raise SystemExit(r[0] < 0)'"},
+      {false,
+       "mkdir .git && python3 -c 'import ctypes, os, threading\n"
+       "libc = ctypes.CDLL(None, use_errno=True); ready = threading.Event(); done = threading.Event(); tid = []\n"
+       "def t():\n"
+       "    libc.unshare(0x200); os.chdir(\".git\"); tid.append(threading.get_native_id())\n"
+       "    ready.set(); done.wait()\n"
+       "h = threading.Thread(target=t); h.start(); ready.wait()\n"
+       "try: fd = os.open(\"/proc/self/task/%d/cwd/config\" % tid[0], os.O_CREAT | os.O_WRONLY, 0o644)\n"
+       "except OSError: fd = -1\n"
+       "done.set(); h.join(); raise SystemExit(fd < 0)'"},
   };
   for (const auto& [repo, script] : cases) {
     SCOPED_TRACE(script);
