@@ -399,7 +399,7 @@ std::optional<FsWriteCheck> check_with_guard(const Caller& c, const std::string&
   // even where the kernel is predicted to refuse: a prediction is only as good as the path
   // corral read, and these the monitor refuses itself.
   if (moves || removes) {
-    const int from_arg = s == "rename" || s == "unlink" || s == "rmdir" ? 0 : 1;
+    const int from_arg = s == "rename" || s == "unlink" ? 0 : 1;
     const int from_dirfd = from_arg == 0 ? AT_FDCWD : dirfd_arg(a[0]);
     if (auto from = c.path_arg(from_dirfd, a[from_arg])) {
       out->unmoors = unmoored_keep(c, *from, guard);
